@@ -1,0 +1,48 @@
+/// The next frame a member's socket should carry.
+public enum Frame: Sendable, Hashable {
+    /// A refused message of this member's.
+    case reject(Reject)
+    /// Everything else that changed since the member's previous frame.
+    case update(Update)
+}
+
+/// A conflated update: the latest of everything that changed since the
+/// recipient's previous frame, never a backlog of intermediate values.
+public struct Update: Sendable, Hashable {
+    /// The room revision.
+    public var revision: Int
+    /// The highest `seq` of the recipient processed so far (0: none yet).
+    public var ack: Int
+    /// The latest committed state of every control committed to since the previous frame.
+    public var changes: [ControlChange]
+    /// The latest entry of every gesture that changed, oldest first; a thumb's
+    /// ended gesture comes before the one that took the thumb after it.
+    public var gestures: [StampedGesture]
+    /// People who joined since the previous frame and are still here.
+    public var joined: [Peer]
+    /// People the recipient knew who left since the previous frame.
+    public var left: [ClientID]
+}
+
+/// A control's committed state in an update.
+public struct ControlChange: Sendable, Hashable {
+    /// The control's position in the room.
+    public var controlIndex: Int
+    /// The control's id.
+    public var control: String
+    /// Its whole committed state.
+    public var state: ControlState
+    /// The room revision of that commit.
+    public var revision: Int
+    /// Who committed it.
+    public var by: ClientID?
+    /// The change-log stamp: equal stamps mean identical content, so an encoder
+    /// can encode each change once per flush and share the bytes between recipients.
+    public var stamp: UInt64
+}
+
+/// A gesture entry in an update, with its change-log stamp (see `ControlChange.stamp`).
+public struct StampedGesture: Sendable, Hashable {
+    public var entry: GestureEntry
+    public var stamp: UInt64
+}

@@ -1,0 +1,48 @@
+extension Room {
+    /// Whether `client` has a frame waiting: a reject, an `ack` to send, or a change since its last frame.
+    public func hasPendingFrame(for client: ClientID) -> Bool {
+        guard let member = members[client] else { return false }
+        return !member.rejects.isEmpty || member.ackDirty || member.cursor < log.stamp
+    }
+
+    /// Takes the next frame for `client`: its oldest pending reject, or else one
+    /// update with everything that changed since its previous frame. `nil` when
+    /// there is nothing to send. The server calls this once per writable
+    /// callback and writes the frame whole.
+    public mutating func nextFrame(for client: ClientID) -> Frame? {
+        guard var member = members[client] else { return nil }
+        defer { members[client] = member }
+        if !member.rejects.isEmpty {
+            return .reject(member.rejects.removeFirst())
+        }
+        guard member.ackDirty || member.cursor < log.stamp else { return nil }
+        var update = Update(revision: revision, ack: member.ack, changes: [], gestures: [], joined: [], left: [])
+        for item in log.items(after: member.cursor) {
+            let stamp = log.stamp(of: item) ?? 0
+            switch item {
+            case let .control(c):
+                update.changes.append(ControlChange(controlIndex: c, control: schema.controls[c].id, state: committed[c],
+                                                    revision: revisions[c], by: committedBy[c], stamp: stamp))
+            case let .endedGesture(s):
+                if let entry = slots[s].endedEntry { update.gestures.append(StampedGesture(entry: entry, stamp: stamp)) }
+            case let .liveGesture(s):
+                if let entry = slots[s].liveEntry { update.gestures.append(StampedGesture(entry: entry, stamp: stamp)) }
+            case let .peer(id):
+                if id == client { continue }
+                if let present = members[id] {
+                    update.joined.append(present.peer)
+                } else if let joinedAt = departed[id], joinedAt <= member.cursor {
+                    update.left.append(id) // only people this member was told about
+                }
+            }
+        }
+        member.cursor = log.stamp
+        member.ackDirty = false
+        return .update(update)
+    }
+
+    /// Rejects dropped for `client` because too many were waiting.
+    public func droppedRejects(for client: ClientID) -> Int {
+        members[client]?.droppedRejects ?? 0
+    }
+}

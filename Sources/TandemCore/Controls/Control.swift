@@ -1,0 +1,28 @@
+/// One validated control of a room: identity, kind and starting state.
+public struct Control: Sendable, Hashable {
+    /// Unique within its room; `[A-Za-z0-9_.-]`, 1–64 characters.
+    public let id: String
+    /// What people read beside it.
+    public let label: String
+    /// When a drag becomes the committed value.
+    public let commit: CommitMode
+    /// What it is, with the parameters of its math.
+    public let kind: ControlKind
+    /// The state of a room that has never been committed to.
+    public let initial: ControlState
+
+    /// A control from already-valid parts; `RoomSchema` is the checked way in.
+    init(id: String, label: String, commit: CommitMode, kind: ControlKind, initial: ControlState) {
+        self.id = id
+        self.label = label
+        self.commit = commit
+        self.kind = kind
+        self.initial = initial
+    }
+
+    /// The thumbs a drag, `set` or `step` may name.
+    public var thumbs: [Thumb] { kind.thumbs }
+
+    /// Whether the control has `thumb`.
+    public func has(_ thumb: Thumb) -> Bool { thumbs.contains(thumb) }
+}

@@ -1,0 +1,62 @@
+/// The server-assigned id of one connection ("c12"), as on the wire.
+public struct ClientID: Sendable, Hashable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public var rawValue: String
+
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral value: String) {
+        self.rawValue = value
+    }
+
+    public var description: String { rawValue }
+
+    public static func < (a: ClientID, b: ClientID) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// What a client may do in a room.
+public enum Role: String, Sendable, Hashable, CaseIterable {
+    /// Reads only: every write gets `forbidden`.
+    case viewer
+    /// Drags, sets and steps.
+    case editor
+    /// An editor who may also use the write API.
+    case admin
+
+    /// Whether drags, sets and steps are allowed.
+    public var mayWrite: Bool { self != .viewer }
+}
+
+/// Someone in a room, as others see them.
+public struct Peer: Sendable, Hashable {
+    /// Their connection.
+    public var client: ClientID
+    /// Their display name.
+    public var name: String
+    /// Their colour for ghost thumbs and the presence list, `#RRGGBB`.
+    public var color: String
+
+    public init(client: ClientID, name: String, color: String) {
+        self.client = client
+        self.name = name
+        self.color = color
+    }
+
+    /// The colours handed to people in join order, skipping those in use.
+    public static let palette = [
+        "#E91E63", "#2196F3", "#4CAF50", "#FF9800", "#9C27B0", "#00BCD4",
+        "#F44336", "#3F51B5", "#8BC34A", "#FFC107", "#795548", "#607D8B",
+    ]
+
+    /// A display name made safe to show: control characters removed, spaces
+    /// trimmed, at most 40 characters; empty becomes "Guest".
+    public static func displayName(_ raw: String) -> String {
+        let visible = raw.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value) }
+        var name = String(String.UnicodeScalarView(visible))
+        while name.first?.isWhitespace == true { name.removeFirst() }
+        while name.last?.isWhitespace == true { name.removeLast() }
+        if name.count > 40 { name = String(name.prefix(40)) }
+        return name.isEmpty ? "Guest" : name
+    }
+}

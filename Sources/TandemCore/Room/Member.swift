@@ -1,0 +1,22 @@
+/// One client in a room: who they are, what they may do, and what their next frame owes them.
+struct Member: Sendable {
+    var peer: Peer
+    var role: Role
+    /// The highest `seq` seen from this client (ordering check).
+    var lastSeq = 0
+    /// The highest `seq` processed, sent as `ack`.
+    var ack = 0
+    /// Whether `ack` moved since the last frame.
+    var ackDirty = false
+    /// The change-log stamp of this client's last frame.
+    var cursor: UInt64
+    /// Rejects not yet sent, oldest first, at most `RoomLimits.pendingRejects`.
+    var rejects: [Reject] = []
+    /// Rejects dropped because too many were pending.
+    var droppedRejects = 0
+    /// The log stamp at which this client joined.
+    let joinedAt: UInt64
+    var bucket: TokenBucket
+    /// The slots this client holds.
+    var holds: Set<Int> = []
+}

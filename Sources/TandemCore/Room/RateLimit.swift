@@ -1,0 +1,42 @@
+/// A token bucket: `burst` messages at once, refilled at `perSecond`.
+struct TokenBucket: Sendable, Hashable {
+    private var tokens: Double
+    private var updated: Moment?
+
+    init(burst: Double) {
+        tokens = burst
+    }
+
+    /// Takes one token if there is one at `now`.
+    mutating func take(at now: Moment, perSecond: Double, burst: Double) -> Bool {
+        if let updated, now > updated {
+            tokens = Swift.min(burst, tokens + now.seconds(since: updated) * perSecond)
+        }
+        updated = Swift.max(now, updated ?? now)
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+}
+
+/// The limits a room enforces on its clients.
+public struct RoomLimits: Sendable, Hashable {
+    /// Seconds without a message on a gesture before its hold lapses (the gesture is cancelled).
+    public var holdTimeout: Double
+    /// Messages per second one client may send, sustained. A browser sends at
+    /// most one move per animation frame per drag, 60–120 Hz, so 300 leaves room
+    /// for two-finger drags on fast displays.
+    public var messagesPerSecond: Double
+    /// Messages one client may send at once above the sustained rate.
+    public var burst: Double
+    /// Rejects kept for a client that is not reading; beyond it they are counted and dropped
+    /// (its `ack` still moves, so it can tell its messages were processed).
+    public var pendingRejects: Int
+
+    public init(holdTimeout: Double = 10, messagesPerSecond: Double = 300, burst: Double = 600, pendingRejects: Int = 32) {
+        self.holdTimeout = holdTimeout
+        self.messagesPerSecond = messagesPerSecond
+        self.burst = burst
+        self.pendingRejects = pendingRejects
+    }
+}

@@ -1,0 +1,56 @@
+/// The reject codes of protocol v1.
+public enum RejectCode: String, Sendable, Hashable, CaseIterable {
+    /// Not JSON, wrong shape, or a `seq` that does not increase.
+    case badMessage = "bad_message"
+    /// No control with that id in the room.
+    case unknownControl = "unknown_control"
+    /// The control has no thumb of that name (or needs one named).
+    case unknownThumb = "unknown_thumb"
+    /// NaN, infinity, a fraction where a whole number belongs, or the wrong type.
+    case badValue = "bad_value"
+    /// Drags and steps on a gauge.
+    case readOnly = "read_only"
+    /// The thumb is held by another gesture; the reject names the holder.
+    case busy
+    /// `move`, `end` or `cancel` without a `begin` of one's own on that thumb.
+    case noGesture = "no_gesture"
+    /// The client's role may not write.
+    case forbidden
+    /// Over the per-client message rate.
+    case rateLimited = "rate_limited"
+}
+
+/// A refused message: it changed nothing, and the connection stays open.
+public struct Reject: Error, Sendable, Hashable {
+    /// The client whose message this was.
+    public var to: ClientID
+    /// The `seq` of the refused message.
+    public var seq: Int
+    /// Why.
+    public var code: RejectCode
+    /// A sentence for people.
+    public var message: String
+    /// For `busy`: who holds the thumb.
+    public var holder: ClientID?
+
+    public init(to: ClientID, seq: Int, code: RejectCode, message: String, holder: ClientID? = nil) {
+        self.to = to
+        self.seq = seq
+        self.code = code
+        self.message = message
+        self.holder = holder
+    }
+}
+
+/// A reject before it is addressed: what the room's checks throw.
+struct Refusal: Error {
+    var code: RejectCode
+    var message: String
+    var holder: ClientID?
+
+    init(_ code: RejectCode, _ message: String, holder: ClientID? = nil) {
+        self.code = code
+        self.message = message
+        self.holder = holder
+    }
+}

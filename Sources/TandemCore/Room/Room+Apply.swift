@@ -1,0 +1,282 @@
+extension Room {
+    /// Applies one message from `client` at `now` and returns what happened.
+    ///
+    /// Holds that lapsed by `now` are cancelled first. A member's message is
+    /// then checked for order (`seq` must increase), rate and role. A refused
+    /// message changes nothing and yields one `reject`; every processed
+    /// message of a member moves its `ack`. A client that is not a member (the
+    /// HTTP API) is an editor without ordering, rate limit or ack.
+    public mutating func apply(_ message: ClientMessage, from client: ClientID, at now: Moment) -> [Effect] {
+        var effects = expire(at: now)
+        do {
+            if var member = members[client] {
+                defer { members[client] = member }
+                guard message.seq > member.lastSeq else {
+                    throw Refusal(.badMessage, "seq \(message.seq) does not increase (last was \(member.lastSeq))")
+                }
+                member.lastSeq = message.seq
+                member.ack = message.seq
+                member.ackDirty = true
+                effects.append(.ack(client: client, seq: message.seq))
+                guard member.bucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst) else {
+                    throw Refusal(.rateLimited, "more than \(Int(limits.messagesPerSecond)) messages a second")
+                }
+                guard member.role.mayWrite else {
+                    throw Refusal(.forbidden, "a \(member.role.rawValue) may not change controls")
+                }
+            }
+            try perform(message.operation, from: client, at: now, into: &effects)
+        } catch let refusal as Refusal {
+            let reject = Reject(to: client, seq: message.seq, code: refusal.code, message: refusal.message, holder: refusal.holder)
+            if var member = members[client] {
+                if member.rejects.count < limits.pendingRejects {
+                    member.rejects.append(reject)
+                } else {
+                    member.droppedRejects += 1
+                }
+                members[client] = member
+            }
+            effects.append(.reject(reject))
+        } catch {
+            preconditionFailure("only refusals are thrown")
+        }
+        return effects
+    }
+
+    /// Cancels every gesture whose hold lapsed by `now` (no message for
+    /// `limits.holdTimeout` seconds). The server calls this on a timer; `apply` calls it too.
+    public mutating func expire(at now: Moment) -> [Effect] {
+        var effects: [Effect] = []
+        for s in slots.indices {
+            guard let gesture = slots[s].live, now.seconds(since: gesture.lastHeard) >= limits.holdTimeout else { continue }
+            finish(slot: s, phase: .cancel, into: &effects)
+        }
+        return effects
+    }
+
+    /// The earliest moment at which a live hold will lapse, if any: when the server's timer should fire.
+    public var nextLapse: Moment? {
+        slots.compactMap { $0.live?.lastHeard.adding(seconds: limits.holdTimeout) }.min()
+    }
+
+    // MARK: operations
+
+    private mutating func perform(_ operation: Operation, from client: ClientID, at now: Moment, into effects: inout [Effect]) throws {
+        guard let c = schema.index(of: operation.control) else {
+            throw Refusal(.unknownControl, "no control '\(operation.control)' in room '\(id)'")
+        }
+        let control = schema.controls[c]
+        switch operation {
+        case let .drag(_, thumbName, phase, pointer):
+            if case .gauge = control.kind { throw Refusal(.readOnly, "'\(control.id)' is a gauge: it takes no drags") }
+            let thumb = try resolve(thumbName, of: control)
+            if case let .dx(x) = pointer, !x.isFinite { throw Refusal(.badValue, "dx must be a finite number") }
+            if case let .at(x) = pointer, !x.isFinite { throw Refusal(.badValue, "at must be a finite number") }
+            try drag(c, thumb, phase, pointer, from: client, at: now, into: &effects)
+        case let .set(_, thumbName, value):
+            try set(c, thumbName, value, from: client, into: &effects)
+        case let .step(_, thumbName, by):
+            if case .gauge = control.kind { throw Refusal(.readOnly, "'\(control.id)' is a gauge: it takes no steps") }
+            let thumb = try resolve(thumbName, of: control)
+            guard by.isFinite, by == by.rounded(), abs(by) <= 1e15 else {
+                throw Refusal(.badValue, "by must be a whole number")
+            }
+            let s = slot(c, thumb)!
+            try requireFree(s, control)
+            commit(c, control.stepping(thumb, by: Int(by), from: committed[c]), by: client, into: &effects)
+        }
+    }
+
+    /// The thumb a message names; a control with one thumb needs no name.
+    private func resolve(_ name: String?, of control: Control) throws -> Thumb {
+        guard let name else {
+            if control.thumbs.count == 1 { return control.thumbs[0] }
+            throw Refusal(.unknownThumb, "'\(control.id)' needs a thumb: \(control.thumbs.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let thumb = Thumb(rawValue: name), control.has(thumb) else {
+            throw Refusal(.unknownThumb, "'\(control.id)' has no thumb '\(name)' (it has \(control.thumbs.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return thumb
+    }
+
+    private func requireFree(_ s: Int, _ control: Control) throws {
+        if let holder = slots[s].live?.holder {
+            throw Refusal(.busy, "'\(control.id)' \(slots[s].thumb.rawValue) is held by \(holder)", holder: holder)
+        }
+    }
+
+    private mutating func set(_ c: Int, _ thumbName: String?, _ value: SetValue, from client: ClientID, into effects: inout [Effect]) throws {
+        let control = schema.controls[c]
+        let next: ControlState
+        switch (control.kind, thumbName, value) {
+        case (.color, nil, let .text(text)):
+            guard let rgb = ColorMath.parseHex(text) else {
+                throw Refusal(.badValue, "a whole colour is set with \"#RRGGBB\", not '\(text)'")
+            }
+            for s in slotRange(c) { try requireFree(s, control) }
+            next = .color(RGB(red: control.channelLevel(rgb.red), green: control.channelLevel(rgb.green), blue: control.channelLevel(rgb.blue)))
+        case (.color, nil, _):
+            throw Refusal(.badValue, "a whole colour is set with \"#RRGGBB\"; a channel needs a thumb")
+        case (.gauge, _, let .number(number)):
+            if let thumbName, thumbName != Thumb.value.rawValue {
+                throw Refusal(.unknownThumb, "'\(control.id)' is a gauge: it has only a value")
+            }
+            guard number.isFinite else { throw Refusal(.badValue, "value must be a finite number") }
+            next = control.setting(nil, to: number, against: committed[c])
+        case (_, _, let .number(number)):
+            let thumb = try resolve(thumbName, of: control)
+            guard number.isFinite else { throw Refusal(.badValue, "value must be a finite number") }
+            try requireFree(slot(c, thumb)!, control)
+            next = control.setting(thumb, to: number, against: committed[c])
+        case (_, _, let .text(text)):
+            if case .gauge = control.kind {} else { _ = try resolve(thumbName, of: control) }
+            throw Refusal(.badValue, "value must be a number, not the string '\(text)'")
+        case (_, _, let .other(type)):
+            if case .gauge = control.kind {} else if case .color = control.kind, thumbName == nil {} else {
+                _ = try resolve(thumbName, of: control)
+            }
+            throw Refusal(.badValue, "value must be a number, not \(type)")
+        }
+        commit(c, next, by: client, into: &effects)
+    }
+
+    private mutating func drag(_ c: Int, _ thumb: Thumb, _ phase: DragPhase, _ input: Pointer?, from client: ClientID, at now: Moment, into effects: inout [Effect]) throws {
+        let control = schema.controls[c]
+        let s = slot(c, thumb)!
+        if phase == .begin {
+            if let gesture = slots[s].live {
+                guard gesture.holder == client else {
+                    throw Refusal(.busy, "'\(control.id)' \(thumb.rawValue) is held by \(gesture.holder)", holder: gesture.holder)
+                }
+                // A second begin from the holder restarts the gesture (a browser
+                // that lost a pointerup): the old one is cancelled first.
+                finish(slot: s, phase: .cancel, into: &effects)
+            }
+            let shown = displayed(c)
+            let anchor: Double
+            if case let .at(at) = input { anchor = unitClamp(at) } else { anchor = control.position(of: thumb, in: shown) }
+            var gesture = Gesture(holder: client, control: c, thumb: thumb, anchor: anchor,
+                                  startValue: committed[c].value(of: thumb)!, commit: control.commit,
+                                  pointer: .still, preview: nil, lastHeard: now)
+            gesture.pointer = input == nil ? .still : gesture.pointer(after: input)
+            slots[s].live = gesture
+            members[client]?.holds.insert(s)
+            track(slot: s, phase: .begin, into: &effects)
+            return
+        }
+        guard var gesture = slots[s].live, gesture.holder == client else {
+            throw Refusal(.noGesture, "no gesture of yours on '\(control.id)' \(thumb.rawValue): send begin first")
+        }
+        gesture.lastHeard = now
+        gesture.pointer = gesture.pointer(after: input)
+        slots[s].live = gesture
+        switch phase {
+        case .move:
+            if input != nil { track(slot: s, phase: .move, into: &effects) }
+        case .end:
+            if input != nil { track(slot: s, phase: .move, into: &effects, announce: false) }
+            finish(slot: s, phase: .end, into: &effects)
+        case .cancel:
+            finish(slot: s, phase: .cancel, into: &effects)
+        case .begin:
+            break
+        }
+    }
+
+    // MARK: gestures
+
+    /// The state `gesture` puts its control in, given the rest of the control as `context`.
+    private func evaluate(_ gesture: Gesture, against context: ControlState) -> ControlState {
+        let control = schema.controls[gesture.control]
+        switch gesture.pointer {
+        case .still: return control.holding(gesture.thumb, at: gesture.startValue, against: context)
+        case let .fraction(f): return control.placing(gesture.thumb, at: f, against: context)
+        }
+    }
+
+    /// Brings the gesture in slot `s` up to date with its pointer: a new preview
+    /// (release mode, against the displayed state) or a commit (live mode,
+    /// against the committed state). Emits a gesture entry when what others
+    /// see changed, or always with `announce` for a `begin`.
+    private mutating func track(slot s: Int, phase: DragPhase, into effects: inout [Effect], announce: Bool = true) {
+        guard var gesture = slots[s].live else { return }
+        let c = gesture.control
+        let thumb = gesture.thumb
+        var changed = false
+        switch gesture.commit {
+        case .release:
+            let preview = evaluate(gesture, against: displayed(c, excluding: s)).value(of: thumb)!
+            changed = preview != gesture.preview
+            gesture.preview = preview
+            slots[s].live = gesture
+            if changed { reconcile(c, except: s, into: &effects) }
+        case .live:
+            if case .fraction = gesture.pointer {
+                changed = commit(c, evaluate(gesture, against: committed[c]), by: gesture.holder, into: &effects)
+            }
+        }
+        if announce && (changed || phase == .begin) { emit(slot: s, phase: phase, into: &effects) }
+    }
+
+    /// Ends the gesture in slot `s`: `end` commits its last preview (clamped
+    /// against the committed state), `cancel` restores the committed value.
+    mutating func finish(slot s: Int, phase: DragPhase, into effects: inout [Effect]) {
+        guard let gesture = slots[s].live else { return }
+        let c = gesture.control
+        let control = schema.controls[c]
+        slots[s].live = nil
+        members[gesture.holder]?.holds.remove(s)
+        if phase == .end, let preview = gesture.preview {
+            commit(c, control.holding(gesture.thumb, at: preview, against: committed[c]), by: gesture.holder, into: &effects, reconciling: false)
+        }
+        // Whether or not it committed, the preview left the displayed state:
+        // the others are re-evaluated before the last entry records it.
+        reconcile(c, except: nil, into: &effects)
+        let entry = GestureEntry(controlIndex: c, control: control.id, thumb: gesture.thumb, by: gesture.holder,
+                                 phase: phase, state: displayed(c))
+        slots[s].liveEntry = nil
+        slots[s].endedEntry = entry
+        log.remove(.liveGesture(slot: s))
+        log.touch(.endedGesture(slot: s))
+        effects.append(.gesture(entry))
+    }
+
+    /// Re-evaluates the other live previews of control `c` from their own
+    /// pointers against the displayed state, so that it keeps every invariant
+    /// after a commit or after a preview was withdrawn.
+    private mutating func reconcile(_ c: Int, except excluded: Int?, into effects: inout [Effect]) {
+        for s in slotRange(c) where s != excluded {
+            guard var gesture = slots[s].live, gesture.commit == .release else { continue }
+            let preview = evaluate(gesture, against: displayed(c, excluding: s)).value(of: gesture.thumb)!
+            guard preview != gesture.preview else { continue }
+            gesture.preview = preview
+            slots[s].live = gesture
+            emit(slot: s, phase: .move, into: &effects)
+        }
+    }
+
+    private mutating func emit(slot s: Int, phase: DragPhase, into effects: inout [Effect]) {
+        guard let gesture = slots[s].live else { return }
+        let c = gesture.control
+        let entry = GestureEntry(controlIndex: c, control: schema.controls[c].id, thumb: gesture.thumb,
+                                 by: gesture.holder, phase: phase, state: displayed(c))
+        slots[s].liveEntry = entry
+        log.touch(.liveGesture(slot: s))
+        effects.append(.gesture(entry))
+    }
+
+    /// Makes `state` the committed state of control `c` if it differs, as a
+    /// new room revision; a no-op commit makes no revision. Returns whether it committed.
+    @discardableResult
+    private mutating func commit(_ c: Int, _ state: ControlState, by client: ClientID, into effects: inout [Effect], reconciling: Bool = true) -> Bool {
+        guard state != committed[c] else { return false }
+        revision += 1
+        committed[c] = state
+        revisions[c] = revision
+        committedBy[c] = client
+        log.touch(.control(c))
+        effects.append(.commit(Commit(controlIndex: c, control: schema.controls[c].id, state: state, revision: revision, by: client)))
+        if reconciling { reconcile(c, except: nil, into: &effects) }
+        return true
+    }
+}

@@ -1,0 +1,95 @@
+/// A control as written in a room file or an admin request, before validation.
+///
+/// Every field is optional so that a missing one can be reported by name;
+/// `RoomSchema(validating:)` turns definitions into `Control`s or says exactly
+/// what is wrong. The wire module fills these from JSON.
+public struct ControlDefinition: Sendable, Hashable {
+    public var id: String?
+    public var type: String?
+    public var label: String?
+    public var commit: String?
+    /// slider, gauge
+    public var min: Double?
+    /// slider, gauge
+    public var max: Double?
+    /// slider, color
+    public var step: Double?
+    /// snap
+    public var values: [Double]?
+    /// snap: `ordinal` (default) or `proportional`
+    public var layout: String?
+    /// snap
+    public var unit: String?
+    /// range: `[lo, hi]`
+    public var scale: [Double]?
+    /// range: `[lo, hi]` inside `scale`; defaults to `scale`
+    public var operable: [Double]?
+    /// range: defaults to 1
+    public var minGap: Double?
+    /// The starting state; each kind has a default when it is absent.
+    public var state: StateDefinition?
+
+    public init(id: String? = nil, type: String? = nil, label: String? = nil, commit: String? = nil,
+                min: Double? = nil, max: Double? = nil, step: Double? = nil,
+                values: [Double]? = nil, layout: String? = nil, unit: String? = nil,
+                scale: [Double]? = nil, operable: [Double]? = nil, minGap: Double? = nil,
+                state: StateDefinition? = nil) {
+        self.id = id
+        self.type = type
+        self.label = label
+        self.commit = commit
+        self.min = min
+        self.max = max
+        self.step = step
+        self.values = values
+        self.layout = layout
+        self.unit = unit
+        self.scale = scale
+        self.operable = operable
+        self.minGap = minGap
+        self.state = state
+    }
+}
+
+/// A control's starting state as written, before validation.
+public struct StateDefinition: Sendable, Hashable {
+    /// slider, gauge; snap (must equal `values[index]` when both are given)
+    public var value: Double?
+    /// snap
+    public var index: Double?
+    /// range
+    public var lower: Double?
+    /// range
+    public var upper: Double?
+    /// color channels
+    public var red: Double?
+    public var green: Double?
+    public var blue: Double?
+    /// color, `#RRGGBB`, instead of the channels
+    public var hex: String?
+
+    public init(value: Double? = nil, index: Double? = nil, lower: Double? = nil, upper: Double? = nil,
+                red: Double? = nil, green: Double? = nil, blue: Double? = nil, hex: String? = nil) {
+        self.value = value
+        self.index = index
+        self.lower = lower
+        self.upper = upper
+        self.red = red
+        self.green = green
+        self.blue = blue
+        self.hex = hex
+    }
+}
+
+/// A room as written in a room file or an admin request, before validation.
+public struct RoomDefinition: Sendable, Hashable {
+    public var id: String?
+    public var title: String?
+    public var controls: [ControlDefinition]?
+
+    public init(id: String? = nil, title: String? = nil, controls: [ControlDefinition]? = nil) {
+        self.id = id
+        self.title = title
+        self.controls = controls
+    }
+}

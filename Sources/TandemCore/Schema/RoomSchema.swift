@@ -1,0 +1,46 @@
+/// A validated room: its id, title and controls, in order.
+public struct RoomSchema: Sendable, Hashable {
+    /// Unique on a server; `[A-Za-z0-9_.-]`, 1–64 characters.
+    public let id: String
+    /// What people read at the top of the page; defaults to the id.
+    public let title: String
+    /// The controls, in the order they are shown.
+    public let controls: [Control]
+
+    /// A room from a definition, or the first thing wrong with it.
+    public init(validating definition: RoomDefinition) throws(SchemaError) {
+        guard let id = definition.id else { throw SchemaError(control: nil, field: "id", problem: .missing) }
+        guard Self.isValidID(id) else { throw SchemaError(control: nil, field: "id", problem: .badID) }
+        guard let definitions = definition.controls else {
+            throw SchemaError(control: nil, field: "controls", problem: .missing)
+        }
+        guard !definitions.isEmpty else { throw SchemaError(control: nil, field: "controls", problem: .empty) }
+        var seen = Set<String>()
+        var controls: [Control] = []
+        for (position, raw) in definitions.enumerated() {
+            let control = try ControlValidator(raw, position: position + 1).control()
+            guard seen.insert(control.id).inserted else {
+                throw SchemaError(control: control.id, field: "id", problem: .duplicateID)
+            }
+            controls.append(control)
+        }
+        self.id = id
+        self.title = definition.title ?? id
+        self.controls = controls
+    }
+
+    /// The index of the control with `id`, if any.
+    public func index(of id: String) -> Int? {
+        controls.firstIndex { $0.id == id }
+    }
+
+    /// Whether `id` is usable as a room or control id: 1–64 of `A-Z a-z 0-9 _ . -`.
+    public static func isValidID(_ id: String) -> Bool {
+        let bytes = id.utf8
+        guard (1...64).contains(bytes.count) else { return false }
+        return bytes.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                || b == UInt8(ascii: "_") || b == UInt8(ascii: ".") || b == UInt8(ascii: "-")
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import Testing
+@testable import TandemCore
+
+/// One test per reject code of protocol v1, each checking the code, that the
+/// connection's ack still moves, and that nothing changed.
+@Suite("Reject codes")
+struct RejectCodeTests {
+    /// Applies `operation` after `setup` and returns the single reject, checking that state did not change.
+    private func rejectOf(_ operation: Operation, role: Role = .editor, setup: (inout RoomDriver) -> Void = { _ in },
+                          sourceLocation: SourceLocation = #_sourceLocation) -> Reject? {
+        var d = RoomDriver()
+        d.join("c1", role: role)
+        d.join("c2")
+        setup(&d)
+        let before = (d.room.committed, d.room.revision, (0..<5).map { d.room.displayed($0) })
+        let effects = d.send("c1", operation)
+        #expect(d.room.committed == before.0, sourceLocation: sourceLocation)
+        #expect(d.room.revision == before.1, sourceLocation: sourceLocation)
+        #expect((0..<5).map { d.room.displayed($0) } == before.2, sourceLocation: sourceLocation)
+        #expect(effects.rejects.count == 1, sourceLocation: sourceLocation)
+        return effects.rejects.first
+    }
+
+    @Test("a seq that does not increase is a bad_message and is not applied")
+    func seqMustIncrease() {
+        var d = RoomDriver()
+        d.join("c1")
+        _ = d.room.apply(ClientMessage(seq: 5, .step(control: "size", thumb: nil, by: 1)), from: "c1", at: d.now)
+        let effects = d.room.apply(ClientMessage(seq: 5, .step(control: "size", thumb: nil, by: 1)), from: "c1", at: d.now)
+        #expect(effects.rejects.map(\.code) == [.badMessage])
+        #expect(d.state("size") == .snap(index: 3, value: 80))
+        let again = d.room.apply(ClientMessage(seq: 4, .step(control: "size", thumb: nil, by: 1)), from: "c1", at: d.now)
+        #expect(again.rejects.map(\.code) == [.badMessage])
+        #expect(d.state("size") == .snap(index: 3, value: 80))
+    }
+
+    @Test("an unknown control is unknown_control")
+    func unknownControl() {
+        let r = rejectOf(.set(control: "volume", thumb: nil, value: .number(1)))
+        #expect(r?.code == .unknownControl)
+        #expect(r?.message.contains("volume") == true)
+    }
+
+    @Test("a thumb the control lacks is unknown_thumb, and so is a missing thumb on a two-thumb control")
+    func unknownThumb() {
+        #expect(rejectOf(.drag(control: "blanks", thumb: "middle", phase: .begin, pointer: nil))?.code == .unknownThumb)
+        #expect(rejectOf(.drag(control: "blanks", thumb: nil, phase: .begin, pointer: nil))?.code == .unknownThumb)
+        #expect(rejectOf(.step(control: "color", thumb: "alpha", by: 1))?.code == .unknownThumb)
+        #expect(rejectOf(.set(control: "size", thumb: "lower", value: .number(40)))?.code == .unknownThumb)
+    }
+
+    @Test("NaN, infinity, fractional steps and wrong types are bad_value")
+    func badValue() {
+        #expect(rejectOf(.set(control: "gain", thumb: nil, value: .number(.nan)))?.code == .badValue)
+        #expect(rejectOf(.set(control: "bpm", thumb: nil, value: .number(.infinity)))?.code == .badValue)
+        #expect(rejectOf(.set(control: "gain", thumb: nil, value: .text("0.5")))?.code == .badValue)
+        #expect(rejectOf(.set(control: "gain", thumb: nil, value: .other("boolean")))?.code == .badValue)
+        #expect(rejectOf(.set(control: "color", thumb: nil, value: .text("#12345")))?.code == .badValue)
+        #expect(rejectOf(.set(control: "color", thumb: nil, value: .number(0.5)))?.code == .badValue)
+        #expect(rejectOf(.set(control: "color", thumb: "red", value: .text("#FF0000")))?.code == .badValue)
+        #expect(rejectOf(.step(control: "size", thumb: nil, by: 0.5))?.code == .badValue)
+        #expect(rejectOf(.drag(control: "gain", thumb: nil, phase: .begin, pointer: .at(.nan)))?.code == .badValue)
+        #expect(rejectOf(.drag(control: "gain", thumb: nil, phase: .move, pointer: .dx(.infinity)),
+                         setup: { _ = $0.begin("c1", "gain", nil) })?.code == .badValue)
+    }
+
+    @Test("drags and steps on a gauge are read_only, while a set stores its value")
+    func readOnly() {
+        #expect(rejectOf(.drag(control: "bpm", thumb: nil, phase: .begin, pointer: nil))?.code == .readOnly)
+        #expect(rejectOf(.step(control: "bpm", thumb: nil, by: 1))?.code == .readOnly)
+        var d = RoomDriver()
+        d.join("c1")
+        #expect(d.set("c1", "bpm", .number(200)).rejects.isEmpty)
+        #expect(d.state("bpm") == .gauge(value: 200, fraction: 1))
+    }
+
+    @Test("a begin on a thumb someone else holds is busy and names the holder")
+    func busy() {
+        let r = rejectOf(.drag(control: "blanks", thumb: "upper", phase: .begin, pointer: nil),
+                         setup: { _ = $0.begin("c2", "blanks", "upper") })
+        #expect(r?.code == .busy)
+        #expect(r?.holder == "c2")
+    }
+
+    @Test("a set or step of a held thumb is busy, naming the holder")
+    func busyForSetAndStep() {
+        let held: (inout RoomDriver) -> Void = { _ = $0.begin("c2", "color", "green") }
+        #expect(rejectOf(.set(control: "color", thumb: "green", value: .number(1)), setup: held)?.holder == "c2")
+        #expect(rejectOf(.set(control: "color", thumb: nil, value: .text("#000000")), setup: held)?.code == .busy)
+        #expect(rejectOf(.step(control: "color", thumb: "green", by: 1), setup: held)?.code == .busy)
+    }
+
+    @Test("move, end and cancel without a begin of one's own are no_gesture")
+    func noGesture() {
+        #expect(rejectOf(.drag(control: "gain", thumb: nil, phase: .move, pointer: .dx(0.1)))?.code == .noGesture)
+        #expect(rejectOf(.drag(control: "gain", thumb: nil, phase: .end, pointer: nil))?.code == .noGesture)
+        #expect(rejectOf(.drag(control: "gain", thumb: nil, phase: .cancel, pointer: nil))?.code == .noGesture)
+        let other = rejectOf(.drag(control: "gain", thumb: nil, phase: .move, pointer: .dx(0.1)),
+                             setup: { _ = $0.begin("c2", "gain", nil) })
+        #expect(other?.code == .noGesture)
+    }
+
+    @Test("a viewer's writes are forbidden")
+    func forbidden() {
+        #expect(rejectOf(.step(control: "size", thumb: nil, by: 1), role: .viewer)?.code == .forbidden)
+        #expect(rejectOf(.drag(control: "gain", thumb: nil, phase: .begin, pointer: nil), role: .viewer)?.code == .forbidden)
+    }
+
+    @Test("messages past the rate limit are rate_limited until tokens refill")
+    func rateLimited() {
+        var d = RoomDriver(limits: RoomLimits(messagesPerSecond: 10, burst: 5))
+        d.join("c1")
+        var codes: [RejectCode] = []
+        for _ in 0..<8 { codes += d.step("c1", "gain", by: 1).rejects.map(\.code) }
+        #expect(codes == [.rateLimited, .rateLimited, .rateLimited])
+        #expect(d.state("gain") == .slider(value: 0.55))
+        d.advance(seconds: 0.1) // one token back
+        #expect(d.step("c1", "gain", by: 1).rejects.isEmpty)
+        #expect(d.step("c1", "gain", by: 1).rejects.map(\.code) == [.rateLimited])
+    }
+
+    @Test("every reject moves the ack and reaches its client before the update that acks it")
+    func rejectsAreAckedAndSentFirst() {
+        var d = RoomDriver()
+        d.join("c1")
+        _ = d.drain("c1")
+        _ = d.set("c1", "nope", .number(1))
+        let frames = d.drain("c1")
+        guard frames.count == 2, case let .reject(r) = frames[0], case let .update(u) = frames[1] else {
+            Issue.record("expected a reject then an update, got \(frames)")
+            return
+        }
+        #expect(r.seq == 1)
+        #expect(u.ack == 1)
+        #expect(u.changes.isEmpty)
+    }
+
+    @Test("rejects pile up to the limit for a client that does not read, then are counted and dropped")
+    func pendingRejectsAreBounded() {
+        var d = RoomDriver(limits: RoomLimits(pendingRejects: 4))
+        d.join("c1")
+        for _ in 0..<10 { _ = d.set("c1", "nope", .number(1)) }
+        #expect(d.room.droppedRejects(for: "c1") == 6)
+        let frames = d.drain("c1")
+        #expect(frames.filter { if case .reject = $0 { true } else { false } }.count == 4)
+        guard case let .update(u) = frames.last else { Issue.record("no update"); return }
+        #expect(u.ack == 10)
+    }
+
+    @Test("the protocol's reject codes are exactly the nine of v1")
+    func codesMatchTheProtocol() {
+        #expect(Set(RejectCode.allCases.map(\.rawValue)) == [
+            "bad_message", "unknown_control", "unknown_thumb", "bad_value", "read_only",
+            "busy", "no_gesture", "forbidden", "rate_limited",
+        ])
+    }
+}
