@@ -77,6 +77,9 @@ struct ConflationTests {
         guard let gone = update(d.drain("a")) else { return }
         #expect(gone.joined.isEmpty, "Cy came and went between frames")
         #expect(gone.left == ["b"], "Ann never saw Cy, so she is told only of Ben")
+        d.join("d", "Di")
+        _ = d.room.leave("d", at: d.now)
+        #expect(d.drain("a").isEmpty, "someone who came and went unseen makes no frame at all")
     }
 
     @Test("a newcomer's welcome shows drags in progress, and its frames start after the welcome")

@@ -37,8 +37,12 @@ extension Room {
             }
         }
         member.cursor = log.stamp
+        let acked = member.ackDirty
         member.ackDirty = false
-        return .update(update)
+        // Items can leave the log before this member saw them (someone who came
+        // and went between two frames): then there is nothing to send.
+        let empty = update.changes.isEmpty && update.gestures.isEmpty && update.joined.isEmpty && update.left.isEmpty
+        return empty && !acked ? nil : .update(update)
     }
 
     /// Rejects dropped for `client` because too many were waiting.

@@ -8,26 +8,25 @@ public func roundHalfAway(_ x: Double) -> Double {
 }
 
 /// `x` limited to `[lo, hi]`; NaN comes out as `lo` so no caller ever keeps one.
-@inlinable
-public func clamp(_ x: Double, _ lo: Double, _ hi: Double) -> Double {
+@usableFromInline
+func clamp(_ x: Double, _ lo: Double, _ hi: Double) -> Double {
     if x.isNaN { return lo }
     return Swift.min(Swift.max(x, lo), hi)
 }
 
 /// `x` limited to `[lo, hi]`.
-@inlinable
-public func clamp(_ x: Int, _ lo: Int, _ hi: Int) -> Int {
+@usableFromInline
+func clamp(_ x: Int, _ lo: Int, _ hi: Int) -> Int {
     Swift.min(Swift.max(x, lo), hi)
 }
 
 /// A track fraction clamped into `[0, 1]`.
-@inlinable
-public func unitClamp(_ f: Double) -> Double {
+@usableFromInline
+func unitClamp(_ f: Double) -> Double {
     clamp(f, 0, 1)
 }
 
 /// `Int(x)` for a double already known to be integral and in range, saturating otherwise.
-@inlinable
 func saturatingInt(_ x: Double) -> Int {
     if x.isNaN { return 0 }
     if x >= 9.0e18 { return Int.max }

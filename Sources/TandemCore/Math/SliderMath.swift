@@ -20,7 +20,7 @@ public struct SliderMath: Sendable, Hashable {
     ///
     /// Values are computed as `min + span * k / stepCount` rather than
     /// `min + k*step` so that a grid like 0.01 lands on the shortest decimal
-    /// (0.33, not 0.33000000000000002) whenever the division allows it.
+    /// (70/100 is 0.7, where 70*0.01 is 0.7000000000000001) whenever the division allows it.
     public var stepCount: Int? {
         guard let step else { return nil }
         return saturatingInt(roundHalfAway(span / step))

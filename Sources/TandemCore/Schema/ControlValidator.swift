@@ -176,7 +176,7 @@ struct ControlValidator {
         guard step.isFinite else { throw fail("step", .notFinite) }
         guard step > 0 else { throw fail("step", .notPositive) }
         let steps = span / step
-        // Decimal steps are inexact in binary (1/0.01 is 100.00000000000001),
+        // Decimal steps are inexact in binary (0.3/0.1 is 2.9999999999999996),
         // so "whole" allows a relative error far below any step a person writes.
         guard steps.rounded() >= 1, abs(steps - steps.rounded()) <= 1e-9 * Swift.max(1, steps), steps <= 1e9 else {
             throw fail("step", .stepDoesNotDivide(steps: steps))
