@@ -32,7 +32,6 @@ struct ControlValidator {
         case "gauge": (kind, initial) = try gauge()
         default: throw fail("type", .unknownType(type))
         }
-        if case .gauge = kind, raw.commit != nil { throw fail("commit", .notAllowed(type: type)) }
         return Control(id: id, label: raw.label ?? id, commit: commit, kind: kind, initial: initial)
     }
 
