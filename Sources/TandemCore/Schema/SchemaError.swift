@@ -50,6 +50,10 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         case notAllowed(type: String)
         /// The starting state breaks an invariant of the control.
         case invalidState(String)
+        /// The field holds the wrong JSON type (reported by the wire module's decoder).
+        case wrongType(expected: String)
+        /// A field no room or control has (a typo, most likely).
+        case unknownField
 
         /// What is wrong, as a sentence fragment.
         public var explanation: String {
@@ -70,6 +74,8 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
             case let .unknownOption(value, allowed): "'\(value)' is not one of \(allowed.joined(separator: ", "))"
             case let .notAllowed(type): "does not belong to a \(type) control"
             case let .invalidState(why): why
+            case let .wrongType(expected): "must be \(expected)"
+            case .unknownField: "is not a field of a room or control"
             }
         }
     }
