@@ -6,6 +6,8 @@ let package = Package(
     name: "Tandem",
     products: [
         .library(name: "TandemCore", targets: ["TandemCore"]),
+        .library(name: "TandemWire", targets: ["TandemWire"]),
+        .executable(name: "tandem", targets: ["tandem"]),
     ],
     targets: [
         // Pure Swift: control types, the math, gestures, the room engine and
@@ -16,10 +18,26 @@ let package = Package(
             // nothing else links libm into an executable that uses the core.
             linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
         ),
-        .testTarget(
-            name: "TandemCoreTests",
-            dependencies: ["TandemCore"],
-            exclude: []
+        // Protocol v1: JSON encode/decode and validation into typed messages.
+        .target(name: "TandemWire", dependencies: ["TandemCore"]),
+        // libwebsockets from Debian (libwebsockets-dev), found by pkg-config.
+        .systemLibrary(
+            name: "CLibWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev"])]
         ),
+        // What Swift cannot import from lws: LWS_PRE, container_of timers, signals.
+        .target(
+            name: "CTandemShim",
+            dependencies: ["CLibWebSockets"],
+            // The uv event loop is the server's own (Debian's libuv1-dev).
+            linkerSettings: [.linkedLibrary("uv")]
+        ),
+        // The server: lws event loop, connections, fan-out, HTTP, metrics.
+        .target(name: "TandemServer", dependencies: ["TandemCore", "TandemWire", "CLibWebSockets", "CTandemShim"]),
+        .executableTarget(name: "tandem", dependencies: ["TandemServer"]),
+        .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
+        .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemCore"]),
+        .testTarget(name: "TandemServerTests", dependencies: ["TandemServer"]),
     ]
 )

@@ -155,3 +155,27 @@ struct RejectCodeTests {
         ])
     }
 }
+
+@Suite("Refusals from the wire")
+struct WireRefusalTests {
+    @Test("a refusal with a readable seq is queued and acked; one without leaves the ack alone")
+    func refusalsAreQueuedAndAcked() {
+        var d = RoomDriver()
+        d.join("c1")
+        _ = d.drain("c1")
+        let effects = d.room.refuse("c1", seq: 7, code: .badMessage, message: "phase must be begin, move, end or cancel")
+        #expect(effects.contains(.ack(client: "c1", seq: 7)))
+        _ = d.room.refuse("c1", seq: nil, code: .badMessage, message: "not JSON")
+        let frames = d.drain("c1")
+        guard frames.count == 3, case let .reject(first) = frames[0], case let .reject(second) = frames[1],
+              case let .update(u) = frames[2] else {
+            Issue.record("expected two rejects and an update, got \(frames)")
+            return
+        }
+        #expect(first.seq == 7 && first.code == .badMessage)
+        #expect(second.seq == 0)
+        #expect(u.ack == 7)
+        let late = d.room.apply(ClientMessage(seq: 7, .step(control: "size", thumb: nil, by: 1)), from: "c1", at: d.now)
+        #expect(late.rejects.map(\.code) == [.badMessage], "seq 7 was used by the refused message")
+    }
+}

@@ -50,3 +50,38 @@ extension Room {
         members[client]?.droppedRejects ?? 0
     }
 }
+
+extension Room {
+    /// Records a reject for a message the wire module refused before it became
+    /// a `ClientMessage` (not JSON, wrong shape). When its `seq` could be read
+    /// and is above the member's last, the `ack` moves to it, as for any
+    /// processed message; otherwise ordering and ack are untouched.
+    public mutating func refuse(_ client: ClientID, seq: Int?, code: RejectCode, message: String) -> [Effect] {
+        let reject = Reject(to: client, seq: seq ?? 0, code: code, message: message)
+        var effects: [Effect] = []
+        if var member = members[client] {
+            if let seq, seq > member.lastSeq {
+                member.lastSeq = seq
+                member.ack = seq
+                member.ackDirty = true
+                effects.append(.ack(client: client, seq: seq))
+            }
+            if member.rejects.count < limits.pendingRejects {
+                member.rejects.append(reject)
+            } else {
+                member.droppedRejects += 1
+            }
+            members[client] = member
+        }
+        effects.append(.reject(reject))
+        return effects
+    }
+
+    /// The number of people in the room.
+    public var memberCount: Int { members.count }
+
+    /// Whether `client` holds any thumb.
+    public func holdsAnything(_ client: ClientID) -> Bool {
+        !(members[client]?.holds.isEmpty ?? true)
+    }
+}

@@ -1,0 +1,75 @@
+// Small C helpers for what Swift cannot import from libwebsockets: function-like
+// macros (LWS_PRE), container_of timers, and async-signal-safe shutdown. Each
+// helper is prefixed `tandem_` and says why it exists.
+#ifndef TANDEM_SHIM_H
+#define TANDEM_SHIM_H
+
+#include <libwebsockets.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/// LWS_PRE is a macro: the headroom lws needs in front of every buffer passed to lws_write.
+size_t tandem_lws_pre(void);
+
+/// Writes `len` bytes at `buf + LWS_PRE` as one WebSocket text frame.
+/// `buf` must have LWS_PRE writable bytes in front of the payload.
+int tandem_write_text(struct lws *wsi, unsigned char *buf, size_t len);
+
+/// Writes `len` bytes at `buf + LWS_PRE` of an HTTP body; `final` ends the transaction's body.
+int tandem_write_http(struct lws *wsi, unsigned char *buf, size_t len, int final);
+
+/// Writes HTTP response headers: status, content type, content length and any extra
+/// headers (a "Name: value\r\n"-free list of name/value pairs, `count` of them).
+/// Returns 0 on success.
+int tandem_write_http_headers(struct lws *wsi, unsigned int status, const char *content_type,
+                              uint64_t content_length, const char *const *names,
+                              const char *const *values, int count);
+
+/// The HTTP method of the request on `wsi`: 0 unknown, 1 GET, 2 POST, 3 PUT, 4 DELETE, 5 HEAD, 6 OPTIONS.
+int tandem_http_method(struct lws *wsi);
+
+/// Copies the request's URI path (without the query) into `buf`; returns its length or -1.
+int tandem_request_path(struct lws *wsi, char *buf, int len);
+
+/// Copies the url-decoded value of query argument `name` (e.g. "name") into `buf`;
+/// returns its length, or -1 when absent.
+int tandem_query_arg(struct lws *wsi, const char *name, char *buf, int len);
+
+/// One repeating timer on the lws event loop. lws calls back with a pointer to the
+/// list node; the shim recovers this struct with lws_container_of (a macro).
+typedef struct tandem_timer {
+    lws_sorted_usec_list_t sul;
+    struct lws_context *context;
+    void (*fire)(struct lws_context *context);
+} tandem_timer;
+
+/// Schedules `timer` to call its `fire` once, `microseconds` from now.
+void tandem_timer_schedule(tandem_timer *timer, int64_t microseconds);
+
+/// Cancels a scheduled timer.
+void tandem_timer_cancel(tandem_timer *timer);
+
+/// Installs SIGINT/SIGTERM handlers that record the signal and wake the event loop
+/// with lws_cancel_service (the only lws call allowed from another context).
+void tandem_signals_install(struct lws_context *context);
+
+/// The signal received since start (SIGINT or SIGTERM), or 0.
+int tandem_signal_received(void);
+
+/// The retry/idle policy that makes lws ping a silent client and hang up when it stays silent.
+/// The struct must outlive the context: the shim keeps one static instance.
+const lws_retry_bo_t *tandem_idle_policy(uint16_t ping_after_seconds, uint16_t hangup_after_seconds);
+
+/// A libuv loop owned by the server and handed to lws as its foreign loop: with
+/// Debian's evlib plugins, lws_service() on lws' own uv loop never returns, and
+/// lws_uv_getloop() is not exported, so the server runs the loop itself.
+void *tandem_uv_loop_create(void);
+
+/// Runs the loop until at least one event was handled (the 250 ms timer
+/// guarantees one); returns non-zero while handles remain.
+int tandem_uv_run_once(void *loop);
+
+/// After lws_context_destroy: lets lws' handles finish closing, then closes the loop.
+void tandem_uv_loop_finish(void *loop);
+
+#endif

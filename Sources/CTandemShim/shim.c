@@ -1,0 +1,125 @@
+#include "tandem_shim.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <uv.h>
+#include <string.h>
+
+size_t tandem_lws_pre(void) { return LWS_PRE; }
+
+int tandem_write_text(struct lws *wsi, unsigned char *buf, size_t len) {
+    return lws_write(wsi, buf + LWS_PRE, len, LWS_WRITE_TEXT);
+}
+
+int tandem_write_http(struct lws *wsi, unsigned char *buf, size_t len, int final) {
+    return lws_write(wsi, buf + LWS_PRE, len, final ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
+}
+
+int tandem_write_http_headers(struct lws *wsi, unsigned int status, const char *content_type,
+                              uint64_t content_length, const char *const *names,
+                              const char *const *values, int count) {
+    unsigned char buf[LWS_PRE + 2048];
+    unsigned char *start = &buf[LWS_PRE], *p = start, *end = &buf[sizeof(buf) - 1];
+    if (lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)content_length, &p, end))
+        return 1;
+    for (int i = 0; i < count; i++) {
+        if (lws_add_http_header_by_name(wsi, (const unsigned char *)names[i],
+                                        (const unsigned char *)values[i], (int)strlen(values[i]), &p, end))
+            return 1;
+    }
+    return lws_finalize_write_http_header(wsi, start, &p, end) ? 1 : 0;
+}
+
+int tandem_http_method(struct lws *wsi) {
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI)) return 1;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI)) return 2;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_PUT_URI)) return 3;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_DELETE_URI)) return 4;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI)) return 5;
+    if (lws_hdr_total_length(wsi, WSI_TOKEN_OPTIONS_URI)) return 6;
+    return 0;
+}
+
+int tandem_request_path(struct lws *wsi, char *buf, int len) {
+    static const enum lws_token_indexes tokens[] = {
+        WSI_TOKEN_GET_URI, WSI_TOKEN_POST_URI, WSI_TOKEN_PUT_URI,
+        WSI_TOKEN_DELETE_URI, WSI_TOKEN_HEAD_URI, WSI_TOKEN_OPTIONS_URI,
+    };
+    for (size_t i = 0; i < sizeof(tokens) / sizeof(tokens[0]); i++) {
+        if (lws_hdr_total_length(wsi, tokens[i]))
+            return lws_hdr_copy(wsi, buf, len, tokens[i]);
+    }
+    return -1;
+}
+
+int tandem_query_arg(struct lws *wsi, const char *name, char *buf, int len) {
+    char key[64];
+    size_t n = strlen(name);
+    if (n + 2 > sizeof(key)) return -1;
+    memcpy(key, name, n);
+    key[n] = '=';
+    key[n + 1] = '\0';
+    /* lws_get_urlarg_by_name returns the value after "name=", already url-decoded. */
+    const char *value = lws_get_urlarg_by_name(wsi, key, buf, len);
+    if (!value) return -1;
+    size_t vlen = strlen(value);
+    memmove(buf, value, vlen + 1);
+    return (int)vlen;
+}
+
+static void tandem_timer_fired(lws_sorted_usec_list_t *sul) {
+    tandem_timer *timer = lws_container_of(sul, tandem_timer, sul);
+    timer->fire(timer->context);
+}
+
+void tandem_timer_schedule(tandem_timer *timer, int64_t microseconds) {
+    lws_sul_schedule(timer->context, 0, &timer->sul, tandem_timer_fired, microseconds);
+}
+
+void tandem_timer_cancel(tandem_timer *timer) {
+    lws_sul_cancel(&timer->sul);
+}
+
+static struct lws_context *signal_context;
+static volatile sig_atomic_t signal_received;
+
+static void tandem_on_signal(int sig) {
+    signal_received = sig;
+    if (signal_context) lws_cancel_service(signal_context);
+}
+
+void tandem_signals_install(struct lws_context *context) {
+    signal_context = context;
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_handler = tandem_on_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+int tandem_signal_received(void) { return (int)signal_received; }
+
+static lws_retry_bo_t idle_policy;
+
+const lws_retry_bo_t *tandem_idle_policy(uint16_t ping_after_seconds, uint16_t hangup_after_seconds) {
+    memset(&idle_policy, 0, sizeof(idle_policy));
+    idle_policy.secs_since_valid_ping = ping_after_seconds;
+    idle_policy.secs_since_valid_hangup = hangup_after_seconds;
+    return &idle_policy;
+}
+
+void *tandem_uv_loop_create(void) {
+    uv_loop_t *loop = malloc(sizeof(uv_loop_t));
+    if (!loop || uv_loop_init(loop)) { free(loop); return NULL; }
+    return loop;
+}
+
+int tandem_uv_run_once(void *loop) { return uv_run((uv_loop_t *)loop, UV_RUN_ONCE); }
+
+void tandem_uv_loop_finish(void *loop) {
+    uv_run((uv_loop_t *)loop, UV_RUN_DEFAULT);
+    uv_loop_close((uv_loop_t *)loop);
+    free(loop);
+}

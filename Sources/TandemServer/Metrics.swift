@@ -1,0 +1,81 @@
+import TandemCore
+
+/// The server's counters, exposed at `GET /metrics` in Prometheus text format.
+///
+/// Everything runs on the event loop thread, so these are plain integers.
+final class Metrics {
+    var connectionsOpen = 0
+    var connectionsTotal = 0
+    var messagesIn: [String: Int] = [:]
+    var rejects: [RejectCode: Int] = [:]
+    var closes: [Int: Int] = [:]
+    var framesOut = 0
+    var bytesOut = 0
+    /// Commits and gesture entries that were replaced by a newer one before a recipient's frame went out.
+    var updatesConflated = 0
+    var httpRequests: [Int: Int] = [:]
+    /// From the arrival of the message that made a commit to the write of each frame carrying it.
+    var commitDelivery = Histogram(bounds: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5])
+    /// How late the housekeeping timer fires: a measure of how busy the event loop is.
+    var loopLag = Histogram(bounds: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
+
+    /// The Prometheus text exposition of every metric, plus the gauges passed in.
+    func exposition(rooms: Int, members: Int) -> String {
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Int)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for (labels, value) in samples { out += "\(name)\(labels) \(value)\n" }
+        }
+        metric("tandem_connections", "gauge", "WebSocket connections open.", [("", connectionsOpen)])
+        metric("tandem_connections_total", "counter", "WebSocket connections accepted.", [("", connectionsTotal)])
+        metric("tandem_rooms", "gauge", "Rooms served.", [("", rooms)])
+        metric("tandem_room_members", "gauge", "People in all rooms.", [("", members)])
+        metric("tandem_messages_in_total", "counter", "Client messages received, by type (invalid: not decodable).",
+               ["drag", "set", "step", "invalid"].map { ("{type=\"\($0)\"}", messagesIn[$0, default: 0]) })
+        metric("tandem_rejects_total", "counter", "Messages rejected, by code.",
+               RejectCode.allCases.map { ("{code=\"\($0.rawValue)\"}", rejects[$0, default: 0]) })
+        metric("tandem_closes_total", "counter", "WebSocket closes, by close code.",
+               closes.keys.sorted().map { ("{code=\"\($0)\"}", closes[$0]!) })
+        metric("tandem_frames_out_total", "counter", "WebSocket frames written.", [("", framesOut)])
+        metric("tandem_bytes_out_total", "counter", "WebSocket payload bytes written.", [("", bytesOut)])
+        metric("tandem_updates_conflated_total", "counter",
+               "Commits and gesture entries superseded before a recipient's frame carried them.", [("", updatesConflated)])
+        metric("tandem_http_requests_total", "counter", "HTTP requests answered, by status.",
+               httpRequests.keys.sorted().map { ("{status=\"\($0)\"}", httpRequests[$0]!) })
+        out += commitDelivery.exposition(name: "tandem_commit_delivery_seconds",
+                                         help: "From the arrival of a committing message to each write of a frame carrying the commit.")
+        out += loopLag.exposition(name: "tandem_event_loop_lag_seconds",
+                                  help: "How late the 250 ms housekeeping timer fired.")
+        return out
+    }
+}
+
+/// A cumulative histogram with fixed upper bounds, in seconds.
+struct Histogram {
+    let bounds: [Double]
+    private(set) var counts: [Int]
+    private(set) var count = 0
+    private(set) var sum = 0.0
+
+    init(bounds: [Double]) {
+        self.bounds = bounds
+        counts = Array(repeating: 0, count: bounds.count)
+    }
+
+    mutating func observe(_ seconds: Double) {
+        count += 1
+        sum += seconds
+        if let i = bounds.firstIndex(where: { seconds <= $0 }) { counts[i] += 1 }
+    }
+
+    func exposition(name: String, help: String) -> String {
+        var out = "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        var cumulative = 0
+        for (bound, n) in zip(bounds, counts) {
+            cumulative += n
+            out += "\(name)_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        }
+        out += "\(name)_bucket{le=\"+Inf\"} \(count)\n\(name)_sum \(sum)\n\(name)_count \(count)\n"
+        return out
+    }
+}

@@ -1,0 +1,170 @@
+import CLibWebSockets
+import CTandemShim
+import TandemCore
+import TandemWire
+
+extension Server {
+    func httpRequest(_ wsi: OpaquePointer, session: UInt64, path: String) -> Int32 {
+        let method = HTTPMethod(rawValue: tandem_http_method(wsi)) ?? .unknown
+        let exchange = HTTPExchange(method: method, path: path)
+        exchanges[session] = exchange
+        // A body follows: answer once it is complete.
+        if method == .put || method == .post { return 0 }
+        return answer(wsi, exchange, route(exchange))
+    }
+
+    func httpBody(_ session: UInt64, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        guard let exchange = exchanges[session] else { return 0 }
+        if exchange.body.count + bytes.count > HTTPExchange.maxBody {
+            exchange.bodyTooLarge = true
+        } else {
+            exchange.body.append(contentsOf: bytes)
+        }
+        return 0
+    }
+
+    func httpBodyComplete(_ wsi: OpaquePointer, _ session: UInt64) -> Int32 {
+        guard let exchange = exchanges[session] else { return -1 }
+        if exchange.bodyTooLarge {
+            return answer(wsi, exchange, .json(413, problem("too_large", "request bodies are limited to \(HTTPExchange.maxBody) bytes")))
+        }
+        return answer(wsi, exchange, route(exchange))
+    }
+
+    func httpWritable(_ wsi: OpaquePointer, _ session: UInt64) -> Int32 {
+        guard let exchange = exchanges[session], let body = exchange.response else { return 0 }
+        exchange.response = nil
+        exchanges[session] = nil
+        write(wsi, body, http: true, final: true)
+        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+    }
+
+    /// Sends the headers now and the body from the next writable callback (or lets lws send a file).
+    private func answer(_ wsi: OpaquePointer, _ exchange: HTTPExchange, _ answer: HTTPAnswer) -> Int32 {
+        switch answer {
+        case let .file(path, contentType):
+            metrics.httpRequests[200, default: 0] += 1
+            let n = lws_serve_http_file(wsi, path, contentType, nil, 0)
+            if n < 0 { return -1 }
+            if n > 0 { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
+            return 0
+        case let .body(status, contentType, bytes, headers):
+            metrics.httpRequests[status, default: 0] += 1
+            if status >= 400 { log.debug("http \(exchange.method.name) \(exchange.path) -> \(status)") }
+            var names = headers.map { strdup($0.0 + ":") }
+            var values = headers.map { strdup($0.1) }
+            defer { names.forEach { free($0) }; values.forEach { free($0) } }
+            let failed = names.withUnsafeMutableBufferPointer { n in
+                values.withUnsafeMutableBufferPointer { v in
+                    n.withMemoryRebound(to: UnsafePointer<CChar>?.self) { n in
+                        v.withMemoryRebound(to: UnsafePointer<CChar>?.self) { v in
+                            tandem_write_http_headers(wsi, UInt32(status), contentType, UInt64(bytes.count),
+                                                      n.baseAddress, v.baseAddress, Int32(headers.count))
+                        }
+                    }
+                }
+            }
+            if failed != 0 { return -1 }
+            exchange.response = bytes
+            lws_callback_on_writable(wsi)
+            return 0
+        }
+    }
+
+    // MARK: routes
+
+    func route(_ exchange: HTTPExchange) -> HTTPAnswer {
+        let parts = exchange.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        switch (exchange.method, parts.first) {
+        case (.get, "healthz") where parts.count == 1:
+            return stopping == nil ? .text(200, "ok\n") : .text(503, "shutting down\n")
+        case (.get, "metrics") where parts.count == 1:
+            let members = rooms.values.reduce(0) { $0 + $1.room.memberCount }
+            return .text(200, metrics.exposition(rooms: rooms.count, members: members), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        case (_, "api"):
+            return api(exchange, Array(parts.dropFirst()))
+        case (.get, _):
+            if let file = StaticFiles(root: config.webRoot).file(for: exchange.path) {
+                return .file(path: file, contentType: StaticFiles.contentType(for: file))
+            }
+            return .text(404, "not found\n")
+        default:
+            return .body(status: 405, contentType: "text/plain; charset=utf-8", bytes: Array("method not allowed\n".utf8), headers: [("Allow", "GET")])
+        }
+    }
+
+    private func api(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer {
+        guard parts.first == "rooms" else { return .json(404, problem("not_found", "no such API endpoint")) }
+        if parts.count == 1 {
+            guard exchange.method == .get else { return methodNotAllowed("GET") }
+            let list: [JSON] = roomOrder.compactMap { id in
+                guard let host = rooms[id] else { return nil }
+                return ["id": .string(id), "title": .string(host.room.schema.title), "clients": .number(Double(host.room.memberCount))]
+            }
+            return .json(200, JSON.object([JSONMember("rooms", .array(list))]).bytes)
+        }
+        guard let host = rooms[parts[1]] else { return .json(404, problem("unknown_room", "no room '\(parts[1])'")) }
+        switch parts.count {
+        case 2:
+            guard exchange.method == .get else { return methodNotAllowed("GET") }
+            return .json(200, OutboundEncoder.welcome(host.room.snapshot))
+        case 3 where parts[2] == "history" || parts[2] == "history.csv":
+            guard exchange.method == .get else { return methodNotAllowed("GET") }
+            return .json(501, problem("not_implemented", "history is kept once storage is configured; this server keeps state in memory"))
+        case 4 where parts[2] == "controls":
+            guard exchange.method == .put else { return methodNotAllowed("PUT") }
+            return put(host, control: parts[3], body: exchange.body)
+        default:
+            return .json(404, problem("not_found", "no such API endpoint"))
+        }
+    }
+
+    /// `PUT /api/rooms/{room}/controls/{control}`: the rules of `set`, committed like any client's.
+    private func put(_ host: RoomHost, control: String, body: [UInt8]) -> HTTPAnswer {
+        let now = Clock.now()
+        let api = ClientID("api")
+        let effects: [Effect]
+        switch MessageDecoder.decodeSetBody(body, control: control, seq: 1) {
+        case let .message(message):
+            metrics.messagesIn["set", default: 0] += 1
+            effects = host.room.apply(message, from: api, at: now)
+        case let .refused(_, code, text):
+            metrics.rejects[code, default: 0] += 1
+            return .json(400, problem(code.rawValue, text))
+        }
+        dispatch(effects, in: host, arrival: now)
+        if let reject = effects.rejects.first {
+            let status = switch reject.code {
+            case .unknownControl: 404
+            case .forbidden: 403
+            case .busy: 409
+            default: 400
+            }
+            var members = [JSONMember("code", .string(reject.code.rawValue)), JSONMember("message", .string(reject.message))]
+            if let holder = reject.holder { members.append(JSONMember("holder", .string(holder.rawValue))) }
+            return .json(status, JSON.object(members).bytes)
+        }
+        guard let index = host.room.schema.index(of: control) else { return .json(404, problem("unknown_control", control)) }
+        var out = JSONWriter()
+        out.bytes += Array("{\"control\":".utf8)
+        out.bytes += JSON.string(control).bytes
+        out.bytes += Array(",\"state\":".utf8)
+        out.bytes += OutboundEncoder.state(host.room.committed[index])
+        out.bytes += Array(",\"rev\":\(host.room.revisions[index])}".utf8)
+        return .json(200, out.bytes)
+    }
+
+    private func methodNotAllowed(_ allowed: String) -> HTTPAnswer {
+        .body(status: 405, contentType: "application/json", bytes: problem("method_not_allowed", "use \(allowed)"), headers: [("Allow", allowed)])
+    }
+
+    func problem(_ code: String, _ message: String) -> [UInt8] {
+        JSON.object([JSONMember("code", .string(code)), JSONMember("message", .string(message))]).bytes
+    }
+}
+
+extension Array where Element == Effect {
+    var rejects: [Reject] {
+        compactMap { if case let .reject(r) = $0 { r } else { nil } }
+    }
+}

@@ -1,0 +1,239 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLibWebSockets
+import CTandemShim
+import TandemCore
+import TandemWire
+
+extension Server {
+    /// Only `/rooms/{room}` upgrades to a WebSocket; any other path is refused at the handshake.
+    func acceptsUpgrade(_ wsi: OpaquePointer) -> Bool {
+        requestPath(wsi).hasPrefix("/rooms/")
+    }
+
+    func opened(_ wsi: OpaquePointer, session: UInt64) {
+        let now = Clock.now()
+        let connection = Connection(session: session, wsi: wsi, client: newClientID())
+        limitUnsentBytes(wsi)
+        connections[session] = connection
+        metrics.connectionsOpen += 1
+        metrics.connectionsTotal += 1
+        let roomID = String(requestPath(wsi).dropFirst("/rooms/".count))
+        if stopping != nil {
+            close(connection, code: 1001, reason: "server shutting down")
+            return
+        }
+        guard let host = rooms[roomID] else {
+            log.info("reject \(connection.client): unknown room '\(roomID)'")
+            close(connection, code: 4404, reason: "unknown room")
+            return
+        }
+        let name = queryArgument(wsi, "name") ?? ""
+        let (welcome, effects) = host.room.join(connection.client, name: name, at: now)
+        connection.host = host
+        host.members[connection.client] = connection
+        connection.welcome = OutboundEncoder.welcome(welcome)
+        log.info("open \(connection.client) room=\(roomID) name=\(welcome.peers.last?.name ?? "")")
+        arm(connection, at: now)
+        dispatch(effects, in: host, arrival: now)
+    }
+
+    func received(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        let wsi = connection.wsi
+        if lws_frame_is_binary(wsi) != 0 {
+            return refuseAndClose(connection, code: 1003, reason: "text frames only")
+        }
+        if connection.incoming.count + bytes.count > config.maxFrame {
+            connection.incoming = []
+            return refuseAndClose(connection, code: 1009, reason: "message over \(config.maxFrame) bytes")
+        }
+        connection.incoming.append(contentsOf: bytes)
+        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
+        let message = connection.incoming
+        connection.incoming.removeAll(keepingCapacity: true)
+        guard let host = connection.host, connection.closing == nil else { return 0 }
+        let now = Clock.now()
+        let effects: [Effect]
+        switch MessageDecoder.decode(message) {
+        case let .message(decoded):
+            metrics.messagesIn[decoded.operation.kindName, default: 0] += 1
+            effects = host.room.apply(decoded, from: connection.client, at: now)
+        case let .refused(seq, code, text):
+            metrics.messagesIn["invalid", default: 0] += 1
+            effects = host.room.refuse(connection.client, seq: seq, code: code, message: text)
+        }
+        dispatch(effects, in: host, arrival: now)
+        return 0
+    }
+
+    /// Closes from inside RECEIVE, where lws lets the callback return -1 with a reason set.
+    private func refuseAndClose(_ connection: Connection, code: UInt16, reason: String) -> Int32 {
+        connection.closing = (code, reason)
+        setCloseReason(connection.wsi, code: code, reason: reason)
+        return -1
+    }
+
+    func writable(_ connection: Connection) -> Int32 {
+        connection.armedSince = nil
+        if let closing = connection.closing {
+            setCloseReason(connection.wsi, code: closing.code, reason: closing.reason)
+            return -1
+        }
+        if let welcome = connection.welcome {
+            connection.welcome = nil
+            send(welcome, to: connection)
+        } else if let host = connection.host, let frame = host.room.nextFrame(for: connection.client) {
+            let now = Clock.now()
+            switch frame {
+            case let .reject(reject):
+                send(OutboundEncoder.reject(reject), to: connection)
+            case let .update(update):
+                send(host.encoder.encode(update), to: connection)
+                let delivered = update.changes.count + update.gestures.count
+                metrics.updatesConflated += max(0, connection.offered - delivered)
+                connection.offered = 0
+                for change in update.changes {
+                    if let arrival = host.commitArrivals[change.revision] {
+                        metrics.commitDelivery.observe(now.seconds(since: arrival))
+                    }
+                }
+            }
+        }
+        if let host = connection.host, host.room.hasPendingFrame(for: connection.client) {
+            arm(connection, at: Clock.now())
+        }
+        return 0
+    }
+
+    private func send(_ bytes: [UInt8], to connection: Connection) {
+        write(connection.wsi, bytes)
+        metrics.framesOut += 1
+        metrics.bytesOut += bytes.count
+    }
+
+    func closed(_ connection: Connection) {
+        connections[connection.session] = nil
+        metrics.connectionsOpen -= 1
+        let code = Int(connection.closing?.code ?? connection.peerCloseCode ?? 1006)
+        metrics.closes[code, default: 0] += 1
+        log.info("close \(connection.client) code=\(code)\(connection.closing.map { " reason=\($0.reason)" } ?? "")")
+        guard let host = connection.host else { return }
+        host.members[connection.client] = nil
+        let now = Clock.now()
+        dispatch(host.room.leave(connection.client, at: now), in: host, arrival: now)
+    }
+
+    /// Caps what the kernel may queue unsent for this socket.
+    ///
+    /// Linux grows a socket's send buffer up to tcp_wmem's maximum (4 MiB), and
+    /// reports it writable all the while, so without a cap a client that stops
+    /// reading gets megabytes of intermediate frames queued in the kernel before
+    /// conflation starts. With TCP_NOTSENT_LOWAT the socket is writable only
+    /// while less than 16 KiB is waiting unsent; past that lws stops calling
+    /// WRITEABLE, the client's pending set conflates, and the slow timeout runs.
+    private func limitUnsentBytes(_ wsi: OpaquePointer) {
+        let fd = lws_get_socket_fd(wsi)
+        guard fd >= 0 else { return }
+        var lowat: Int32 = 16 * 1024
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &lowat, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Closes `connection` with `code` from its next writable callback.
+    func close(_ connection: Connection, code: UInt16, reason: String) {
+        guard connection.closing == nil else { return }
+        connection.closing = (code, reason)
+        lws_callback_on_writable(connection.wsi)
+    }
+
+    /// Asks lws for a writable callback unless one is already due.
+    func arm(_ connection: Connection, at now: Moment) {
+        guard connection.armedSince == nil else { return }
+        connection.armedSince = now
+        lws_callback_on_writable(connection.wsi)
+    }
+
+    /// Acts on a room's effects: wakes whoever has a frame waiting, counts and logs.
+    func dispatch(_ effects: [Effect], in host: RoomHost, arrival: Moment) {
+        var broadcast = false
+        var offered = 0
+        for effect in effects {
+            switch effect {
+            case let .commit(commit):
+                broadcast = true
+                offered += 1
+                host.noteCommit(revision: commit.revision, arrival: arrival)
+                log.debug("commit \(commit.control) rev=\(commit.revision) by=\(commit.by)")
+            case .gesture:
+                broadcast = true
+                offered += 1
+            case .joined, .left:
+                broadcast = true
+            case let .reject(reject):
+                metrics.rejects[reject.code, default: 0] += 1
+                log.info("reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")")
+                if let connection = host.members[reject.to] {
+                    arm(connection, at: arrival)
+                    if reject.code == .rateLimited { noteRateLimited(connection, at: arrival) }
+                }
+            case let .ack(client, _):
+                if let connection = host.members[client] { arm(connection, at: arrival) }
+            }
+        }
+        guard broadcast else { return }
+        for connection in host.members.values {
+            connection.offered += offered
+            arm(connection, at: arrival)
+        }
+    }
+
+    /// A client that keeps flooding past the rate limit for a whole second is closed with 1008.
+    private func noteRateLimited(_ connection: Connection, at now: Moment) {
+        if now.seconds(since: connection.rateWindow) >= 1 {
+            connection.rateWindow = now
+            connection.rateLimited = 0
+        }
+        connection.rateLimited += 1
+        if connection.rateLimited > Int(connection.host?.room.limits.burst ?? 600) {
+            log.warn("closing \(connection.client) with 1008: flooding past the rate limit")
+            close(connection, code: 1008, reason: "rate limit exceeded")
+        }
+    }
+
+    func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
+        var bytes = Array(reason.utf8.prefix(120))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), buffer.baseAddress, buffer.count)
+        }
+    }
+
+    func requestPath(_ wsi: OpaquePointer) -> String {
+        var buffer = [CChar](repeating: 0, count: 1024)
+        let n = tandem_request_path(wsi, &buffer, Int32(buffer.count))
+        guard n > 0 else { return "" }
+        return string(buffer)
+    }
+
+    func queryArgument(_ wsi: OpaquePointer, _ name: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: 512)
+        let n = tandem_query_arg(wsi, name, &buffer, Int32(buffer.count))
+        guard n >= 0 else { return nil }
+        return string(buffer)
+    }
+}
+
+/// The text of a NUL-terminated C buffer, invalid UTF-8 repaired.
+func string(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+extension Operation {
+    /// The message type on the wire, for metrics.
+    var kindName: String {
+        switch self {
+        case .drag: "drag"
+        case .set: "set"
+        case .step: "step"
+        }
+    }
+}

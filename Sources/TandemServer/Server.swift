@@ -1,0 +1,216 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLibWebSockets
+import CTandemShim
+import TandemCore
+import TandemWire
+
+/// Why the server could not start.
+public struct ServerError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// The tandem server: one libwebsockets context on one thread, serving the
+/// WebSocket protocol and HTTP on the same port.
+///
+/// Everything happens on the thread that calls `run()`; lws callbacks come
+/// back to this object through the context's user pointer. No locks: the only
+/// thing another context may do is a signal, which the C shim turns into
+/// `lws_cancel_service`.
+public final class Server {
+    let config: ServerConfig
+    let log: Log
+    let metrics = Metrics()
+    var rooms: [String: RoomHost] = [:]
+    var roomOrder: [String] = []
+    var connections: [UInt64: Connection] = [:]
+    var exchanges: [UInt64: HTTPExchange] = [:]
+    private var nextSession: UInt64 = 1
+    private var nextClient = 1
+    private(set) var context: OpaquePointer?
+    private var protocols: UnsafeMutablePointer<lws_protocols>
+    private let protocolName: UnsafeMutablePointer<CChar>
+    private var hostName: UnsafeMutablePointer<CChar>?
+    private var timer: UnsafeMutablePointer<tandem_timer>
+    private var timerDue = Moment.zero
+    /// A reusable write buffer with LWS_PRE bytes of headroom.
+    private var scratch: UnsafeMutableRawPointer
+    private var scratchCapacity: Int
+    /// The libuv loop, when `--event-loop uv`; lws runs inside it.
+    private var uvLoop: UnsafeMutableRawPointer?
+    private var foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+    let pre = tandem_lws_pre()
+    /// When shutdown began.
+    private(set) var stopping: Moment?
+    /// The port actually listened on (the configured one, or the one picked for port 0).
+    public private(set) var port = 0
+
+    /// How often housekeeping runs: lapsed holds, slow consumers, loop lag.
+    static let tick: Int64 = 250_000
+
+    /// Creates the lws context and starts listening; `rooms` are the rooms served.
+    public init(config: ServerConfig, rooms schemas: [RoomSchema]) throws(ServerError) {
+        self.config = config
+        log = Log(level: config.logLevel)
+        for schema in schemas {
+            rooms[schema.id] = RoomHost(room: Room(schema: schema))
+            roomOrder.append(schema.id)
+        }
+        protocolName = strdup("tandem.v1")
+        protocols = .allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocols[0].name = UnsafePointer(protocolName)
+        protocols[0].callback = tandemCallback
+        protocols[0].per_session_data_size = MemoryLayout<UInt64>.size
+        protocols[0].rx_buffer_size = config.maxFrame + 16
+        timer = .allocate(capacity: 1)
+        timer.initialize(to: tandem_timer())
+        scratchCapacity = 64 * 1024
+        scratch = .allocate(byteCount: scratchCapacity, alignment: 16)
+
+        lws_set_log_level(config.logLevel >= .debug ? (LLL_ERR | LLL_WARN | LLL_NOTICE) : LLL_ERR, nil)
+        var info = lws_context_creation_info()
+        info.port = Int32(config.port)
+        if config.host != "0.0.0.0" && config.host != "::" {
+            hostName = strdup(config.host)
+            info.iface = UnsafePointer(hostName)
+        }
+        info.protocols = UnsafePointer(protocols)
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.retry_and_idle_policy = tandem_idle_policy(UInt16(max(1, config.idleTimeout / 3)), UInt16(max(2, config.idleTimeout)))
+        var options: UInt64 = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+        if !config.host.contains(":") { options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
+        if config.eventLoop == .uv {
+            options |= UInt64(LWS_SERVER_OPTION_LIBUV)
+            guard let loop = tandem_uv_loop_create() else { throw ServerError(description: "cannot create a libuv loop") }
+            uvLoop = loop
+            foreignLoops = .allocate(capacity: 1)
+            foreignLoops?.initialize(to: loop)
+            info.foreign_loops = foreignLoops
+        }
+        info.options = options
+        guard let context = lws_create_context(&info) else {
+            throw ServerError(description: "cannot listen on \(config.host):\(config.port) (in use, not an address of this machine, or no permission)")
+        }
+        self.context = context
+        if let vhost = lws_get_vhost_by_name(context, "default") {
+            port = Int(lws_get_vhost_listen_port(vhost))
+        }
+        timer.pointee.context = context
+        timer.pointee.fire = { context in
+            guard let context, let raw = lws_context_user(context) else { return }
+            Unmanaged<Server>.fromOpaque(raw).takeUnretainedValue().housekeeping()
+        }
+        timerDue = Clock.now().adding(seconds: Double(Self.tick) / 1e6)
+        tandem_timer_schedule(timer, Self.tick)
+        tandem_signals_install(context)
+    }
+
+    deinit {
+        if let context { lws_context_destroy(context) }
+        if let uvLoop { tandem_uv_loop_finish(uvLoop) }
+        foreignLoops?.deallocate()
+        protocols.deallocate()
+        free(protocolName)
+        free(hostName)
+        timer.deallocate()
+        scratch.deallocate()
+    }
+
+    /// The start line: where to connect, what is served, and the security mode.
+    public var startLine: String {
+        "tandem listening on http://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=open event-loop=\(config.eventLoop.rawValue) data=\(config.dataPath) web=\(config.webRoot)"
+    }
+
+    /// Serves until SIGINT or SIGTERM, then closes every client with 1001 and returns (within 5 s).
+    public func run() {
+        log.always(startLine)
+        log.warn("auth is off: anyone who can reach this port can change every control (mode=open)")
+        guard let context else { return }
+        while (uvLoop.map { tandem_uv_run_once($0) } ?? lws_service(context, 0)) >= 0 {
+            if let stopping {
+                if connections.isEmpty || Clock.now().seconds(since: stopping) > 4 { break }
+            }
+        }
+        tandem_timer_cancel(timer)
+        lws_context_destroy(context)
+        self.context = nil
+        if let uvLoop {
+            tandem_uv_loop_finish(uvLoop)
+            self.uvLoop = nil
+        }
+        log.info("stopped")
+    }
+
+    // MARK: housekeeping
+
+    /// Every 250 ms: lapsed holds, slow consumers, rate-limit windows, event loop lag.
+    func housekeeping() {
+        let now = Clock.now()
+        metrics.loopLag.observe(max(0, now.seconds(since: timerDue)))
+        timerDue = now.adding(seconds: Double(Self.tick) / 1e6)
+        tandem_timer_schedule(timer, Self.tick)
+        for host in rooms.values where host.room.nextLapse.map({ $0 <= now }) ?? false {
+            dispatch(host.room.expire(at: now), in: host, arrival: now)
+        }
+        for connection in connections.values {
+            if let armed = connection.armedSince, connection.closing == nil, now.seconds(since: armed) >= config.slowTimeout {
+                log.warn("slow consumer \(connection.client): unwritable for \(Int(config.slowTimeout)) s, closing with 4008")
+                close(connection, code: 4008, reason: "slow consumer")
+                // It may never become writable again: give the close frame 2 s, then drop the socket.
+                lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, 2)
+            }
+        }
+        if tandem_signal_received() != 0 { beginShutdown() }
+    }
+
+    /// Closes every client with 1001; `run()` returns once they are gone or after 4 s.
+    func beginShutdown() {
+        guard stopping == nil else { return }
+        stopping = Clock.now()
+        log.info("shutting down: closing \(connections.count) connection(s) with 1001")
+        for connection in connections.values { close(connection, code: 1001, reason: "server shutting down") }
+    }
+
+    // MARK: sessions
+
+    func newSession(_ user: UnsafeMutableRawPointer?) -> UInt64 {
+        let id = nextSession
+        nextSession += 1
+        user?.storeBytes(of: id, as: UInt64.self)
+        return id
+    }
+
+    func newClientID() -> ClientID {
+        defer { nextClient += 1 }
+        return ClientID("c\(nextClient)")
+    }
+
+    // MARK: writing
+
+    /// Writes `bytes` as one text frame (WebSocket) or one body chunk (HTTP) with lws' headroom.
+    @discardableResult
+    func write(_ wsi: OpaquePointer, _ bytes: [UInt8], http: Bool = false, final: Bool = true) -> Bool {
+        let needed = pre + bytes.count
+        if needed > scratchCapacity {
+            scratch.deallocate()
+            scratchCapacity = max(needed, scratchCapacity * 2)
+            scratch = .allocate(byteCount: scratchCapacity, alignment: 16)
+        }
+        bytes.withUnsafeBytes { src in
+            if let base = src.baseAddress { (scratch + pre).copyMemory(from: base, byteCount: src.count) }
+        }
+        let buffer = scratch.assumingMemoryBound(to: UInt8.self)
+        let written = http ? tandem_write_http(wsi, buffer, bytes.count, final ? 1 : 0) : tandem_write_text(wsi, buffer, bytes.count)
+        return written >= bytes.count
+    }
+}
+
+/// The one lws callback: recovers the server from the context's user pointer and hands over.
+func tandemCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+                    _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+    guard let wsi, let context = lws_get_context(wsi), let raw = lws_context_user(context) else { return 0 }
+    let server = Unmanaged<Server>.fromOpaque(raw).takeUnretainedValue()
+    return server.handle(wsi, reason, user, input, length)
+}

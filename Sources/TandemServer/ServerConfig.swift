@@ -1,0 +1,59 @@
+/// Everything `tandem` can be told at start, with the embedded defaults.
+public struct ServerConfig: Sendable, Hashable {
+    /// The address to listen on. 127.0.0.1 keeps a laptop's server private;
+    /// the container passes 0.0.0.0.
+    public var host = "127.0.0.1"
+    /// The TCP port for HTTP and WebSocket alike; 0 picks a free one (the start line says which).
+    public var port = 8080
+    /// The folder of the static web client.
+    public var webRoot = "web"
+    /// Where state is kept; `:memory:` keeps none across restarts.
+    public var dataPath = ":memory:"
+    /// The largest WebSocket message accepted, in bytes. 4 KiB is ten times the
+    /// largest legitimate message (a `set` with a long control id); anything
+    /// bigger is abuse or a bug, and closes the connection with 1009.
+    public var maxFrame = 4096
+    /// Seconds a connection may stay silent (no message, no pong) before it is
+    /// dropped; it is pinged after a third of that.
+    public var idleTimeout: Double = 60
+    /// Seconds a connection may stay unwritable with frames waiting before it
+    /// is closed with 4008. Until then it costs only its conflated pending set.
+    public var slowTimeout: Double = 30
+    /// How much is logged.
+    public var logLevel: LogLevel = .info
+    /// The lws event loop: `poll` (lws' own) or `uv` (libuv, epoll).
+    public var eventLoop: EventLoop = .poll
+
+    public init() {}
+
+    /// The event loops Debian's lws offers.
+    public enum EventLoop: String, Sendable, Hashable, CaseIterable {
+        case poll, uv
+    }
+}
+
+/// Log levels, most to least severe.
+public enum LogLevel: Int, Sendable, Hashable, CaseIterable, Comparable {
+    case error, warn, info, debug
+
+    public init?(name: String) {
+        switch name {
+        case "error": self = .error
+        case "warn", "warning": self = .warn
+        case "info": self = .info
+        case "debug": self = .debug
+        default: return nil
+        }
+    }
+
+    public var name: String {
+        switch self {
+        case .error: "error"
+        case .warn: "warn"
+        case .info: "info"
+        case .debug: "debug"
+        }
+    }
+
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+}

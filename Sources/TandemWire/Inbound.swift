@@ -1,0 +1,13 @@
+import TandemCore
+
+/// What one text frame from a client turned out to be.
+public enum Inbound: Sendable, Hashable {
+    /// A well-formed message for the room to apply.
+    case message(ClientMessage)
+    /// A message refused before it reached a room: `seq` when it could be read.
+    ///
+    /// The server answers with a `reject` frame (`seq` null when unknown) and
+    /// keeps the connection open. The room's own checks (unknown control or
+    /// thumb, values, holds, rate) come later and produce their own rejects.
+    case refused(seq: Int?, code: RejectCode, message: String)
+}

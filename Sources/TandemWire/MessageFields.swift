@@ -1,0 +1,101 @@
+import TandemCore
+
+/// The members of a client message that protocol v1 reads, gathered in one
+/// pass over the object (later duplicates overwrite earlier ones), so the
+/// checks cost the same whatever else a client puts in a frame.
+struct MessageFields {
+    var type: JSON?
+    var seq: JSON?
+    var control: JSON?
+    var thumbField: JSON?
+    var phase: JSON?
+    var dx: JSON?
+    var at: JSON?
+    var value: JSON?
+    var by: JSON?
+
+    init(_ members: [JSONMember]) {
+        for member in members {
+            switch member.key {
+            case "type": type = member.value
+            case "seq": seq = member.value
+            case "control": control = member.value
+            case "thumb": thumbField = member.value
+            case "phase": phase = member.value
+            case "dx": dx = member.value
+            case "at": at = member.value
+            case "value": value = member.value
+            case "by": by = member.value
+            default: continue // forward compatibility: unknown keys are ignored
+            }
+        }
+    }
+
+    /// Rules 2–6 of `MessageDecoder`; `seq` is the usable seq, if any.
+    func decode(seq: Int?) -> Result<ClientMessage, WireRefusal> {
+        guard case let .string(type) = type, ["drag", "set", "step"].contains(type) else {
+            return .failure(WireRefusal(.badMessage, "type must be \"drag\", \"set\" or \"step\""))
+        }
+        guard let seq else {
+            return .failure(WireRefusal(.badMessage, "seq must be a whole number from 1 to 2^53"))
+        }
+        guard case let .string(control) = control else {
+            return .failure(WireRefusal(.badMessage, "control must be a string"))
+        }
+        let operation = thumb().flatMap { thumb -> Result<Operation, WireRefusal> in
+            switch type {
+            case "drag": drag(control: control, thumb: thumb)
+            case "set": set(control: control, thumb: thumb)
+            default: step(control: control, thumb: thumb)
+            }
+        }
+        return operation.map { ClientMessage(seq: seq, $0) }
+    }
+
+    /// The optional thumb name; `null` counts as absent.
+    func thumb() -> Result<String?, WireRefusal> {
+        switch thumbField {
+        case nil, .null?: .success(nil)
+        case let .string(name)?: .success(name)
+        default: .failure(WireRefusal(.badMessage, "thumb must be a string"))
+        }
+    }
+
+    func drag(control: String, thumb: String?) -> Result<Operation, WireRefusal> {
+        guard case let .string(name) = phase, let phase = DragPhase(rawValue: name) else {
+            return .failure(WireRefusal(.badMessage, "phase must be \"begin\", \"move\", \"end\" or \"cancel\""))
+        }
+        if dx != nil && at != nil {
+            return .failure(WireRefusal(.badMessage, "give dx or at, not both"))
+        }
+        if phase == .cancel && (dx != nil || at != nil) {
+            return .failure(WireRefusal(.badMessage, "cancel takes no dx or at"))
+        }
+        var pointer: Pointer?
+        if let dx {
+            guard case let .number(x) = dx else { return .failure(WireRefusal(.badValue, "dx must be a number, not \(dx.typeName)")) }
+            pointer = .dx(x)
+        } else if let at {
+            guard case let .number(x) = at else { return .failure(WireRefusal(.badValue, "at must be a number, not \(at.typeName)")) }
+            pointer = .at(x)
+        }
+        return .success(.drag(control: control, thumb: thumb, phase: phase, pointer: pointer))
+    }
+
+    func set(control: String, thumb: String?) -> Result<Operation, WireRefusal> {
+        let setValue: SetValue
+        switch value {
+        case nil: return .failure(WireRefusal(.badMessage, "set needs a value"))
+        case let .number(x)?: setValue = .number(x)
+        case let .string(s)?: setValue = .text(s)
+        case let other?: setValue = .other(other.typeName)
+        }
+        return .success(.set(control: control, thumb: thumb, value: setValue))
+    }
+
+    func step(control: String, thumb: String?) -> Result<Operation, WireRefusal> {
+        guard let by else { return .failure(WireRefusal(.badMessage, "step needs by")) }
+        guard case let .number(n) = by else { return .failure(WireRefusal(.badValue, "by must be a number, not \(by.typeName)")) }
+        return .success(.step(control: control, thumb: thumb, by: n))
+    }
+}

@@ -1,0 +1,93 @@
+import TandemServer
+
+/// The command line of `tandem`: flags in, a `ServerConfig` out, or a usage error.
+enum Flags {
+    static let usage = """
+    usage: tandem [flags]
+
+    Serves Tandem rooms over WebSocket (ws://HOST:PORT/rooms/ROOM, subprotocol
+    tandem.v1) and HTTP (the web client, /healthz, /metrics, /api) on one port.
+
+    flags (each also as --flag=value):
+      --host ADDR          address to listen on (default 127.0.0.1; 0.0.0.0 for all)
+      --port N             TCP port, 0 picks a free one (default 8080)
+      --web DIR            folder of the static web client (default web)
+      --data PATH          where state is kept; :memory: keeps none (default :memory:;
+                           file storage arrives with SQLite, until then only :memory:)
+      --max-frame BYTES    largest WebSocket message accepted; bigger closes 1009 (default 4096)
+      --idle-timeout SECS  drop a connection silent this long, pinging it after a third (default 60)
+      --slow-timeout SECS  close with 4008 a connection unwritable this long (default 30)
+      --event-loop NAME    poll (lws' own) or uv (libuv, epoll) (default poll)
+      --log-level LEVEL    error, warn, info or debug (default info)
+      --help               this text
+
+    """
+
+    /// A flag that could not be used, with why.
+    struct Problem: Error {
+        var message: String
+    }
+
+    /// The config for `arguments` (without the program name); `nil` means `--help` was asked for.
+    static func parse(_ arguments: [String]) throws(Problem) -> ServerConfig? {
+        var config = ServerConfig()
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            guard argument.hasPrefix("--") else { throw Problem(message: "unexpected argument '\(argument)'") }
+            var name = String(argument.dropFirst(2))
+            var inline: String?
+            if let eq = name.firstIndex(of: "=") {
+                inline = String(name[name.index(after: eq)...])
+                name = String(name[..<eq])
+            }
+            if name == "help" { return nil }
+            guard let value = inline ?? rest.popFirst() else { throw Problem(message: "--\(name) needs a value") }
+            switch name {
+            case "host":
+                guard !value.isEmpty else { throw Problem(message: "--host must not be empty") }
+                config.host = value
+            case "port":
+                guard let port = Int(value), (0...65535).contains(port) else {
+                    throw Problem(message: "--port must be a number from 0 to 65535, not '\(value)'")
+                }
+                config.port = port
+            case "web":
+                config.webRoot = value
+            case "data":
+                guard value == ":memory:" else {
+                    throw Problem(message: "--data '\(value)': this build keeps state in memory only; use --data :memory: (file storage comes with SQLite)")
+                }
+                config.dataPath = value
+            case "max-frame":
+                guard let bytes = Int(value), (64...1_048_576).contains(bytes) else {
+                    throw Problem(message: "--max-frame must be a number of bytes from 64 to 1048576, not '\(value)'")
+                }
+                config.maxFrame = bytes
+            case "idle-timeout":
+                config.idleTimeout = try seconds(value, name, max: 65535)
+            case "slow-timeout":
+                config.slowTimeout = try seconds(value, name, max: 86400)
+            case "event-loop":
+                guard let loop = ServerConfig.EventLoop(rawValue: value) else {
+                    throw Problem(message: "--event-loop must be poll or uv, not '\(value)'")
+                }
+                config.eventLoop = loop
+            case "log-level":
+                guard let level = LogLevel(name: value) else {
+                    throw Problem(message: "--log-level must be error, warn, info or debug, not '\(value)'")
+                }
+                config.logLevel = level
+            default:
+                throw Problem(message: "unknown flag --\(name)")
+            }
+        }
+        return config
+    }
+
+    private static func seconds(_ value: String, _ name: String, max: Double) throws(Problem) -> Double {
+        guard let seconds = Double(value), seconds.isFinite, seconds >= 1, seconds <= max else {
+            throw Problem(message: "--\(name) must be a number of seconds from 1 to \(Int(max)), not '\(value)'")
+        }
+        return seconds
+    }
+}

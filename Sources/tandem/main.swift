@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TandemCore
+import TandemServer
+
+/// `tandem`: flags → config → server. Exits 0 after a clean shutdown, 1 when it
+/// cannot start, 2 on a bad flag.
+func fail(_ message: String, code: Int32) -> Never {
+    var line = "tandem: \(message)\n"
+    line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(code)
+}
+
+let config: ServerConfig
+do {
+    guard let parsed = try Flags.parse(Array(CommandLine.arguments.dropFirst())) else {
+        print(Flags.usage, terminator: "")
+        exit(0)
+    }
+    config = parsed
+} catch {
+    var text = "tandem: \(error.message)\n\n\(Flags.usage)"
+    text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
+    exit(2)
+}
+
+do {
+    let server = try Server(config: config, rooms: [.demo])
+    server.run()
+    exit(0)
+} catch {
+    fail(error.description, code: 1)
+}
