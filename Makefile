@@ -42,7 +42,7 @@ release: deps
 run: release
 	.build/release/tandem $(ARGS)
 
-test: deps test-swift check-compose
+test: deps venv test-swift test-python check-compose
 
 # Unit tests of the core and the wire, and Swift integration tests against the real server.
 test-swift:

@@ -11,6 +11,16 @@ int tandem_write_text(struct lws *wsi, unsigned char *buf, size_t len) {
     return lws_write(wsi, buf + LWS_PRE, len, LWS_WRITE_TEXT);
 }
 
+int tandem_write_close(struct lws *wsi, unsigned short code, const char *reason, size_t len) {
+    unsigned char buf[LWS_PRE + 125];
+    if (len > 123) len = 123;
+    buf[LWS_PRE] = (unsigned char)(code >> 8);
+    buf[LWS_PRE + 1] = (unsigned char)(code & 0xff);
+    memcpy(&buf[LWS_PRE + 2], reason, len);
+    /* 4 is LWS_WRITE_CLOSE, which lws keeps out of its public enum. */
+    return lws_write(wsi, &buf[LWS_PRE], len + 2, (enum lws_write_protocol)4);
+}
+
 int tandem_write_http(struct lws *wsi, unsigned char *buf, size_t len, int final) {
     return lws_write(wsi, buf + LWS_PRE, len, final ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
 }

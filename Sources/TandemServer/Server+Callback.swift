@@ -7,8 +7,13 @@ extension Server {
                 _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         let session = user?.load(as: UInt64.self) ?? 0
         switch reason {
-        case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-            return acceptsUpgrade(wsi) ? 0 : 1
+        case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
+            guard acceptsUpgrade(wsi) else {
+                // >0 tells lws the answer (403) was written here.
+                metrics.httpRequests[403, default: 0] += 1
+                return lws_return_http_status(wsi, 403, "WebSocket endpoints are /rooms/{room}") != 0 ? -1 : 1
+            }
+            return 0
         case LWS_CALLBACK_ESTABLISHED:
             opened(wsi, session: newSession(user))
             return 0

@@ -53,6 +53,10 @@ extension Server {
         let message = connection.incoming
         connection.incoming.removeAll(keepingCapacity: true)
         guard let host = connection.host, connection.closing == nil else { return 0 }
+        // Checked here rather than by lws, so the close is logged and counted with its code.
+        guard String(validating: message, as: UTF8.self) != nil else {
+            return refuseAndClose(connection, code: 1007, reason: "text frames must be UTF-8")
+        }
         let now = Clock.now()
         let effects: [Effect]
         switch MessageDecoder.decode(message) {
@@ -77,7 +81,10 @@ extension Server {
     func writable(_ connection: Connection) -> Int32 {
         connection.armedSince = nil
         if let closing = connection.closing {
-            setCloseReason(connection.wsi, code: closing.code, reason: closing.reason)
+            let reason = Array(closing.reason.utf8.prefix(123))
+            _ = reason.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { tandem_write_close(connection.wsi, closing.code, $0.baseAddress, $0.count) }
+            }
             return -1
         }
         if let welcome = connection.welcome {

@@ -79,7 +79,8 @@ public final class Server {
         info.protocols = UnsafePointer(protocols)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.retry_and_idle_policy = tandem_idle_policy(UInt16(max(1, config.idleTimeout / 3)), UInt16(max(2, config.idleTimeout)))
-        var options: UInt64 = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8)
+        try Self.checkAddress(config.host)
+        var options: UInt64 = 0
         if !config.host.contains(":") { options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
         if config.eventLoop == .uv {
             options |= UInt64(LWS_SERVER_OPTION_LIBUV)
@@ -105,6 +106,39 @@ public final class Server {
         timerDue = Clock.now().adding(seconds: Double(Self.tick) / 1e6)
         tandem_timer_schedule(timer, Self.tick)
         tandem_signals_install(context)
+    }
+
+    /// lws keeps waiting for an address that is not on this machine (for interfaces
+    /// that come up later) instead of failing; a server should fail at start.
+    private static func checkAddress(_ host: String) throws(ServerError) {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        let fd: Int32
+        var result: Int32
+        if inet_pton(AF_INET, host, &v4) == 1 {
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr = v4
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        } else if inet_pton(AF_INET6, host, &v6) == 1 {
+            fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_addr = v6
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            return // an interface name: lws resolves it
+        }
+        let error = errno
+        if fd >= 0 { Glibc.close(fd) }
+        if result != 0 {
+            throw ServerError(description: "cannot listen on \(host): \(String(cString: strerror(error)))")
+        }
     }
 
     deinit {

@@ -15,6 +15,12 @@ size_t tandem_lws_pre(void);
 /// `buf` must have LWS_PRE writable bytes in front of the payload.
 int tandem_write_text(struct lws *wsi, unsigned char *buf, size_t len);
 
+/// Sends a close frame with `code` and `reason` (at most 123 bytes) right away.
+/// Returning -1 after lws_close_reason() from a writable callback lets lws send
+/// the frame on its own, but with the libuv loop the socket is closed before the
+/// frame goes out; writing it here first makes both loops send it.
+int tandem_write_close(struct lws *wsi, unsigned short code, const char *reason, size_t len);
+
 /// Writes `len` bytes at `buf + LWS_PRE` of an HTTP body; `final` ends the transaction's body.
 int tandem_write_http(struct lws *wsi, unsigned char *buf, size_t len, int final);
 

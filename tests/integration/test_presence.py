@@ -1,0 +1,62 @@
+"""Who is in the room: joined and left, names, and what a newcomer sees of drags in progress."""
+
+import time
+
+from helpers import find_gesture, has_gesture, value_is
+
+
+def test_others_are_told_who_joined_with_name_and_colour(server, connect):
+    ann = connect(server, name="Ann")
+    bob = connect(server, name="Bob")
+    frame = ann.expect(lambda f: any(p["client"] == bob.id for p in f.get("joined") or []))
+    peer = [p for p in frame["joined"] if p["client"] == bob.id][0]
+    assert peer["name"] == "Bob"
+    assert peer["color"] == bob.welcome["peers"][-1]["color"]
+
+
+def test_others_are_told_who_left(server, connect):
+    ann = connect(server, name="Ann")
+    bob = connect(server, name="Bob")
+    ann.expect(lambda f: any(p["client"] == bob.id for p in f.get("joined") or []))
+    bob.close()
+    ann.expect(lambda f: bob.id in (f.get("left") or []))
+
+
+def test_a_name_loses_control_characters_and_surrounding_spaces_and_is_cut_to_40(server, connect):
+    ann = connect(server, name="  An\x01n\x7f  ")
+    assert ann.welcome["peers"][-1]["name"] == "Ann"
+    long = connect(server, name="x" * 100)
+    assert long.welcome["peers"][-1]["name"] == "x" * 40
+
+
+def test_a_newcomer_sees_drags_in_progress_in_its_welcome(server, connect):
+    ann = connect(server, name="Ann")
+    ann.drag("gain", "begin")
+    ann.drag("gain", "move", dx=0.2)
+    ann.expect(has_gesture("gain", phase="move", state=value_is(0.7)))
+    bob = connect(server, name="Bob")
+    entry = find_gesture({"type": "update", "gestures": bob.welcome.get("gestures")}, "gain", by=ann.id)
+    assert entry is not None, bob.welcome.get("gestures")
+    assert entry["phase"] == "move" and entry["state"] == {"value": 0.7}
+
+
+def test_a_hold_lapses_after_10_s_without_a_message(server, connect):
+    ann = connect(server, name="Ann")
+    bob = connect(server, name="Bob")
+    ann.expect_ack(ann.drag("gain", "begin"))
+    began = time.monotonic()
+    bob.mark()
+    frame = bob.expect(has_gesture("gain", by=ann.id, phase="cancel"), timeout=13)
+    lapsed = time.monotonic() - began
+    assert 9.5 <= lapsed <= 11.5, f"lapsed after {lapsed:.1f} s"
+    assert find_gesture(frame, "gain", phase="cancel")["state"] == {"value": 0.5}
+    bob.expect_ack(bob.drag("gain", "begin"))
+    assert not [f for f in bob.history if f.get("type") == "reject"]
+
+
+def test_a_reject_comes_before_the_update_that_carries_its_ack(server, connect):
+    ann = connect(server)
+    seq = ann.set("volume", 1)
+    first = ann.recv()
+    assert first["type"] == "reject" and first["seq"] == seq, first
+    ann.expect_ack(seq)
