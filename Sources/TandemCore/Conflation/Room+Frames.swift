@@ -61,16 +61,10 @@ extension Room {
         var effects: [Effect] = []
         if var member = members[client] {
             if let seq, seq > member.lastSeq {
-                member.lastSeq = seq
-                member.ack = seq
-                member.ackDirty = true
+                member.process(seq: seq)
                 effects.append(.ack(client: client, seq: seq))
             }
-            if member.rejects.count < limits.pendingRejects {
-                member.rejects.append(reject)
-            } else {
-                member.droppedRejects += 1
-            }
+            member.queue(reject, limit: limits.pendingRejects)
             members[client] = member
         }
         effects.append(.reject(reject))

@@ -19,4 +19,20 @@ struct Member: Sendable {
     var bucket: TokenBucket
     /// The slots this client holds.
     var holds: Set<Int> = []
+
+    /// Takes `seq` as processed: it becomes the `ack` of the next frame.
+    mutating func process(seq: Int) {
+        lastSeq = seq
+        ack = seq
+        ackDirty = true
+    }
+
+    /// Queues `reject` for the next frame, or counts it dropped past `limit`.
+    mutating func queue(_ reject: Reject, limit: Int) {
+        if rejects.count < limit {
+            rejects.append(reject)
+        } else {
+            droppedRejects += 1
+        }
+    }
 }

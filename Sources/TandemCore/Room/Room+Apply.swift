@@ -14,9 +14,7 @@ extension Room {
                 guard message.seq > member.lastSeq else {
                     throw Refusal(.badMessage, "seq \(message.seq) does not increase (last was \(member.lastSeq))")
                 }
-                member.lastSeq = message.seq
-                member.ack = message.seq
-                member.ackDirty = true
+                member.process(seq: message.seq)
                 effects.append(.ack(client: client, seq: message.seq))
                 guard member.bucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst) else {
                     throw Refusal(.rateLimited, "more than \(Int(limits.messagesPerSecond)) messages a second")
@@ -28,14 +26,7 @@ extension Room {
             try perform(message.operation, from: client, at: now, into: &effects)
         } catch let refusal as Refusal {
             let reject = Reject(to: client, seq: message.seq, code: refusal.code, message: refusal.message, holder: refusal.holder)
-            if var member = members[client] {
-                if member.rejects.count < limits.pendingRejects {
-                    member.rejects.append(reject)
-                } else {
-                    member.droppedRejects += 1
-                }
-                members[client] = member
-            }
+            members[client]?.queue(reject, limit: limits.pendingRejects)
             effects.append(.reject(reject))
         } catch {
             preconditionFailure("only refusals are thrown")
