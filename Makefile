@@ -3,28 +3,37 @@
 #   make run    run the server on the embedded defaults (http://localhost:8080)
 #   make test   run every test
 #
-# Both install what they need themselves: Debian packages (libwebsockets, libuv,
-# docker-compose for checking the compose file) and a Python venv for the
-# integration tests. Root runs apt-get directly; others go through sudo.
+# Both install what they need themselves: Debian packages (libwebsockets and
+# libuv to build; for the tests also Chromium and its driver, docker-compose to
+# check the compose file, and Node when missing) and a Python venv for the
+# integration and browser tests. Root runs apt-get directly; others use sudo.
 
 SWIFT    ?= swift
 PYTHON   ?= python3
 VENV     := .venv
-APT_PKGS := libwebsockets-dev libuv1-dev pkg-config docker-compose
+RUN_PKGS  := libwebsockets-dev libuv1-dev pkg-config
+TEST_PKGS := docker-compose chromium chromium-driver $(if $(shell command -v node),,nodejs)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps venv build release run test test-swift test-python check-compose clean
+.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-e2e check-compose clean
 
 all: build
 
-# Debian packages, installed only when missing.
-deps:
-	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+# Debian packages, installed only when missing: `deps` to build and run, `test-deps` to test.
+define apt-install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+endef
+
+deps:
+	$(call apt-install,$(RUN_PKGS))
+
+test-deps:
+	$(call apt-install,$(RUN_PKGS) $(TEST_PKGS))
 
 # The Python venv for the integration tests (websockets, pytest).
 venv: $(VENV)/.installed
@@ -42,17 +51,27 @@ release: deps
 run: release
 	.build/release/tandem $(ARGS)
 
-test: deps venv test-swift test-python check-compose
+test: test-deps venv test-swift test-web test-python test-e2e check-compose
 
 # Unit tests of the core and the wire, and Swift integration tests against the real server.
 test-swift:
 	$(SWIFT) build --product tandem
 	$(SWIFT) test
 
+# The browser's math against the shared vectors, and its protocol logic.
+test-web:
+	node --test web/test/
+
 # Integration tests from Python's websockets against the real server.
 test-python: venv
 	$(SWIFT) build --product tandem
 	$(VENV)/bin/python -m pytest -q tests/integration
+
+# Two real browsers (headless Chromium via Selenium) against the real server;
+# screenshots land in test-output/e2e/.
+test-e2e: venv
+	$(SWIFT) build --product tandem
+	$(VENV)/bin/python -m pytest -q tests/e2e
 
 # No Docker engine runs on these machines: check the compose file parses and is valid.
 check-compose:

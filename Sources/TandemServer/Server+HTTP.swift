@@ -146,11 +146,13 @@ extension Server {
         }
         guard let index = host.room.schema.index(of: control) else { return .json(404, problem("unknown_control", control)) }
         var out = JSONWriter()
-        out.bytes += Array("{\"control\":".utf8)
-        out.bytes += JSON.string(control).bytes
-        out.bytes += Array(",\"state\":".utf8)
-        out.bytes += OutboundEncoder.state(host.room.committed[index])
-        out.bytes += Array(",\"rev\":\(host.room.revisions[index])}".utf8)
+        out.append(raw: "{\"control\":")
+        out.append(string: control)
+        out.append(raw: ",\"state\":")
+        out.append(state: host.room.committed[index])
+        out.append(raw: ",\"rev\":")
+        out.append(int: host.room.revisions[index])
+        out.append(raw: "}")
         return .json(200, out.bytes)
     }
 
