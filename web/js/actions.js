@@ -1,0 +1,77 @@
+// What the controls send: every message gets the next seq, is recorded in the
+// model for echo suppression, and draws its expected result at once.
+
+import { hold, parseHex, setValue, stepBy } from "./math.js";
+
+export class Actions {
+  /**
+   * @param {import("./protocol.js").RoomModel} model
+   * @param {{send(msg: object): boolean, isOpen: boolean}} connection
+   * @param {() => void} changed  called after every send (schedules a render)
+   */
+  constructor(model, connection, changed = () => {}) {
+    this.model = model;
+    this.connection = connection;
+    this.changed = changed;
+  }
+
+  get canAct() {
+    return this.connection.isOpen;
+  }
+
+  /**
+   * Sends one message about a control. `optimistic` is the state to show
+   * until the ack (undefined: keep showing what is shown now).
+   * Returns the seq, or null when nothing could be sent.
+   */
+  send(controlId, thumb, fields, optimistic = undefined) {
+    if (!this.canAct) return null;
+    const seq = this.model.nextSeq();
+    const msg = { type: fields.type, seq, control: controlId };
+    if (thumb != null) msg.thumb = thumb;
+    Object.assign(msg, fields);
+    if (!this.connection.send(msg)) return null;
+    this.model.noteSent(controlId, seq, optimistic, thumb);
+    this.changed();
+    return seq;
+  }
+
+  /** A drag message: phase begin/move/end/cancel, with optional dx or at. */
+  drag(controlId, thumb, phase, pointer = {}, optimistic = undefined) {
+    return this.send(controlId, thumb, { type: "drag", phase, ...pointer }, optimistic);
+  }
+
+  /** `step` by n, drawn at once as the step will commit. */
+  step(controlId, thumb, n) {
+    const control = this.model.schema(controlId);
+    if (!control) return null;
+    // A thumb someone else holds will be refused (busy): do not move it meanwhile.
+    const expected = this.model.heldBy(controlId, thumb)
+      ? undefined
+      : stepBy(control, thumb, n, this.model.shown(controlId));
+    return this.send(controlId, thumb, { type: "step", by: n }, expected);
+  }
+
+  /** `set` of a thumb to a number, drawn at once as the set will commit. */
+  set(controlId, thumb, value) {
+    const control = this.model.schema(controlId);
+    if (!control || !Number.isFinite(value)) return null;
+    const expected = this.model.heldBy(controlId, thumb)
+      ? undefined
+      : setValue(control, thumb, value, this.model.shown(controlId));
+    return this.send(controlId, thumb, { type: "set", value }, expected);
+  }
+
+  /** Whole-colour `set` of "#RRGGBB"; null (nothing sent) when the text is not that. */
+  setColor(controlId, hex) {
+    const control = this.model.schema(controlId);
+    const rgb = parseHex(hex);
+    if (!control || !rgb) return null;
+    let expected;
+    if (!this.model.heldBy(controlId)) {
+      expected = { ...this.model.shown(controlId) };
+      for (const channel of ["red", "green", "blue"]) expected = hold(control, channel, rgb[channel], expected);
+    }
+    return this.send(controlId, null, { type: "set", value: hex.toUpperCase() }, expected);
+  }
+}

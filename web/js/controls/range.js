@@ -1,0 +1,98 @@
+// A two-thumb range over integers: the whole scale is drawn, the part the
+// thumbs may not reach (outside `operable`) is hatched, and a
+// "lower – upper" label sums it up.
+
+import { h, setText } from "../dom.js";
+import { position } from "../math.js";
+import { makeCard } from "./card.js";
+import { attachDrag } from "./drag.js";
+import { bindThumbKeys } from "./keys.js";
+import { GhostLayer, makeThumb, makeTick, makeTrack, placeAt, updateThumb } from "./track.js";
+
+const THUMBS = ["lower", "upper"];
+
+/**
+ * The scale values that get a tick, and which of them get a label: all of
+ * them on a short scale, else the ends of the scale and of the operable part.
+ */
+function scaleTicks([lo, hi], [opLo, opHi]) {
+  const span = hi - lo;
+  if (span <= 0) return [{ v: lo, label: true }];
+  let every = 1;
+  for (const step of [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000]) {
+    every = step;
+    if (span / step <= 20) break;
+  }
+  if (span / every > 20) every = Math.ceil(span / 20);
+  const labelAll = span / every <= 12;
+  const byValue = new Map();
+  for (let v = lo; v <= hi; v += every) byValue.set(v, labelAll);
+  for (const v of [lo, hi]) byValue.set(v, true);
+  // The operable limits are labelled when they do not crowd another label.
+  for (const v of [opLo, opHi]) {
+    const crowded = [...byValue].some(([w, l]) => l && w !== v && Math.abs(w - v) / span < 0.08);
+    if (!crowded || byValue.get(v)) byValue.set(v, true);
+    else if (!byValue.has(v)) byValue.set(v, false);
+  }
+  return [...byValue].sort((a, b) => a[0] - b[0]).map(([v, label]) => ({ v, label }));
+}
+
+export function createRange(control, { model, actions }) {
+  const [scaleLo, scaleHi] = control.scale;
+  const [opLo, opHi] = control.operable ?? control.scale;
+  const label = control.label ?? control.id;
+  const span = scaleHi - scaleLo;
+  const fOf = (v) => (span === 0 ? 0 : (v - scaleLo) / span);
+
+  const value = h("span", { class: "range-label value-display" });
+  const card = makeCard(control, value);
+  const thumbs = Object.fromEntries(THUMBS.map((t) => [t, makeThumb(t, `${label} ${t}`)]));
+  const fill = h("div", { class: "fill fill-between", "aria-hidden": "true" });
+  const blocked = [];
+  if (opLo > scaleLo) blocked.push(h("div", { class: "unreachable unreachable-low", "aria-hidden": "true", style: { "--to": fOf(opLo) } }));
+  if (opHi < scaleHi) blocked.push(h("div", { class: "unreachable unreachable-high", "aria-hidden": "true", style: { "--from": fOf(opHi) } }));
+  const ticks = scaleTicks(control.scale, [opLo, opHi]).map(({ v, label: withLabel }) =>
+    makeTick(fOf(v), withLabel ? String(v) : null, v < opLo || v > opHi ? "out-of-reach" : ""));
+  const track = makeTrack({ class: "track-ticked" }, ...blocked, fill, ...ticks, thumbs.lower, thumbs.upper);
+
+  const note = opLo > scaleLo || opHi < scaleHi
+    ? h("p", { class: "control-note" },
+      h("span", { class: "legend-hatch", "aria-hidden": "true" }),
+      `Only ${opLo} – ${opHi} of ${scaleLo} – ${scaleHi} can be reached`)
+    : null;
+  card.add(h("div", { class: "track-row" }, track), note);
+
+  // A press on the track moves the nearer thumb (past the upper one: upper).
+  const pickThumb = (f) => {
+    const state = model.shown(control.id);
+    const dl = Math.abs(f - fOf(state.lower));
+    const du = Math.abs(f - fOf(state.upper));
+    if (dl === du) return f > fOf(state.upper) ? "upper" : "lower";
+    return dl < du ? "lower" : "upper";
+  };
+  attachDrag(track, { controlId: control.id, model, actions, pickThumb });
+  for (const t of THUMBS) {
+    bindThumbKeys(thumbs[t], { controlId: control.id, thumb: t, actions, ends: () => [opLo, opHi] });
+  }
+  const ghosts = new GhostLayer(() => track);
+
+  return {
+    section: card.section,
+    card,
+    update(state, others) {
+      for (const t of THUMBS) {
+        updateThumb(thumbs[t], {
+          f: position(control, state, t),
+          now: String(state[t]),
+          text: String(state[t]),
+          min: opLo,
+          max: opHi,
+        });
+      }
+      fill.style.setProperty("--f0", fOf(state.lower).toFixed(5));
+      placeAt(fill, fOf(state.upper));
+      setText(value, `${state.lower} – ${state.upper}`);
+      ghosts.update(others, (g) => position(control, g.state, g.thumb));
+    },
+  };
+}

@@ -1,0 +1,74 @@
+// A snap slider: a thumb that lands on one of `values`, a tick at each
+// value's position (ordinal or proportional), Smaller/Larger buttons and the
+// selected value with its unit.
+
+import { h, setText } from "../dom.js";
+import { formatPlain, withUnit } from "../format.js";
+import { position, snapPosition } from "../math.js";
+import { makeCard } from "./card.js";
+import { attachDrag } from "./drag.js";
+import { bindThumbKeys } from "./keys.js";
+import { GhostLayer, makeThumb, makeTick, makeTrack, updateThumb } from "./track.js";
+
+/** Whether every value gets a label under its tick (too many would overlap). */
+function labelled(values, i) {
+  if (values.length <= 12) return true;
+  return i === 0 || i === values.length - 1;
+}
+
+export function createSnap(control, { model, actions }) {
+  const values = control.values ?? [];
+  const layout = control.layout ?? "ordinal";
+  const unit = control.unit ?? "";
+  const label = control.label ?? control.id;
+  const last = values.length - 1;
+
+  const value = h("span", { class: "snap-value value-display" });
+  const card = makeCard(control, value);
+  const thumb = makeThumb("index", label);
+  const ticks = values.map((v, i) =>
+    makeTick(snapPosition(i, values, layout), labelled(values, i) ? formatPlain(v) : null));
+  const track = makeTrack({ class: "track-ticked" }, ...ticks, thumb);
+
+  const stepButton = (by, text) => h("button", {
+    type: "button",
+    class: "step-button",
+    "data-step": String(by),
+    title: `${text} ${label.toLowerCase()}`,
+    onclick: () => actions.step(control.id, "index", by),
+  }, text);
+  const smaller = stepButton(-1, "Smaller");
+  const larger = stepButton(1, "Larger");
+
+  card.add(
+    h("div", { class: "track-row" }, track),
+    h("div", { class: "button-row" }, smaller, larger),
+  );
+
+  attachDrag(track, { controlId: control.id, model, actions, pickThumb: () => "index" });
+  bindThumbKeys(thumb, {
+    controlId: control.id, thumb: "index", actions,
+    ends: () => [values[0], values[last]],
+  });
+  const ghosts = new GhostLayer(() => track);
+
+  return {
+    section: card.section,
+    card,
+    update(state, others) {
+      const text = withUnit(formatPlain(state.value), unit);
+      updateThumb(thumb, {
+        f: position(control, state, "index"),
+        now: String(state.value),
+        text,
+        min: values[0],
+        max: values[last],
+      });
+      setText(value, text);
+      ticks.forEach((tick, i) => tick.classList.toggle("selected", i === state.index));
+      smaller.disabled = state.index <= 0;
+      larger.disabled = state.index >= last;
+      ghosts.update(others, (g) => position(control, g.state, "index"));
+    },
+  };
+}
