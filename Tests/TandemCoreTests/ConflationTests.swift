@@ -141,3 +141,25 @@ struct ConflationTests {
         #expect(view == d.room.committed)
     }
 }
+
+@Suite("Withholding frames until commits are durable")
+struct WithholdingTests {
+    @Test("no frame leaves while frames are withheld, and everything waiting goes out after release")
+    func framesWaitForRelease() {
+        var d = RoomDriver()
+        d.join("a"); d.join("b")
+        _ = d.drain("a"); _ = d.drain("b")
+        _ = d.step("a", "size", by: 1)
+        d.room.withholdFrames()
+        _ = d.set("b", "nope", .number(1))
+        #expect(!d.room.hasPendingFrame(for: "a"))
+        #expect(d.room.nextFrame(for: "b") == nil)
+        d.room.releaseFrames()
+        #expect(d.room.hasPendingFrame(for: "a"))
+        let frames = d.drain("b")
+        #expect(frames.count == 2, "the reject, then the update with the commit and the ack")
+        guard case let .update(u) = frames.last else { Issue.record("no update"); return }
+        #expect(u.changes.map(\.state) == [.snap(index: 3, value: 80)])
+        #expect(u.ack == 1)
+    }
+}

@@ -1,7 +1,7 @@
 extension Room {
     /// Whether `client` has a frame waiting: a reject, an `ack` to send, or a change since its last frame.
     public func hasPendingFrame(for client: ClientID) -> Bool {
-        guard let member = members[client] else { return false }
+        guard !withholdingFrames, let member = members[client] else { return false }
         return !member.rejects.isEmpty || member.ackDirty || member.cursor < log.stamp
     }
 
@@ -10,7 +10,7 @@ extension Room {
     /// there is nothing to send. The server calls this once per writable
     /// callback and writes the frame whole.
     public mutating func nextFrame(for client: ClientID) -> Frame? {
-        guard var member = members[client] else { return nil }
+        guard !withholdingFrames, var member = members[client] else { return nil }
         defer { members[client] = member }
         if !member.rejects.isEmpty {
             return .reject(member.rejects.removeFirst())
@@ -43,6 +43,19 @@ extension Room {
         // and went between two frames): then there is nothing to send.
         let empty = update.changes.isEmpty && update.gestures.isEmpty && update.joined.isEmpty && update.left.isEmpty
         return empty && !acked ? nil : .update(update)
+    }
+
+    /// Holds every frame back until `releaseFrames()`: a commit is broadcast and
+    /// acknowledged only once storage has written it, so nobody ever sees a
+    /// value a crash could take back. The server withholds when a commit
+    /// happens and releases after the turn's transaction.
+    public mutating func withholdFrames() {
+        withholdingFrames = true
+    }
+
+    /// Lets frames go out again; the server then wakes every member with `hasPendingFrame`.
+    public mutating func releaseFrames() {
+        withholdingFrames = false
     }
 
     /// Rejects dropped for `client` because too many were waiting.

@@ -33,6 +33,8 @@ public struct Room: Sendable {
     var departed: [ClientID: UInt64] = [:]
     var log: ChangeLog
     var joinCount = 0
+    /// While set, no member gets a frame: a commit is not yet written to storage.
+    public internal(set) var withholdingFrames = false
 
     /// A room at its controls' initial states, revision 0.
     public init(schema: RoomSchema, limits: RoomLimits = RoomLimits()) {
