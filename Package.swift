@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "TandemCore", targets: ["TandemCore"]),
         .library(name: "TandemWire", targets: ["TandemWire"]),
+        .library(name: "TandemStorage", targets: ["TandemStorage"]),
         .executable(name: "tandem", targets: ["tandem"]),
     ],
     targets: [
@@ -34,10 +35,19 @@ let package = Package(
             linkerSettings: [.linkedLibrary("uv")]
         ),
         // The server: lws event loop, connections, fan-out, HTTP, metrics.
-        .target(name: "TandemServer", dependencies: ["TandemCore", "TandemWire", "CLibWebSockets", "CTandemShim"]),
-        .executableTarget(name: "tandem", dependencies: ["TandemServer"]),
+        .target(name: "TandemServer", dependencies: ["TandemCore", "TandemWire", "TandemStorage", "CLibWebSockets", "CTandemShim"]),
+        // SQLite from Debian (libsqlite3-dev), found by pkg-config.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // Durable rooms, committed states and the commit log in one SQLite file.
+        .target(name: "TandemStorage", dependencies: ["TandemCore", "TandemWire", "CSQLite"]),
+        .executableTarget(name: "tandem", dependencies: ["TandemServer", "TandemStorage"]),
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemCore"]),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer"]),
+        .testTarget(name: "TandemStorageTests", dependencies: ["TandemStorage", "TandemCore", "TandemWire"]),
     ]
 )

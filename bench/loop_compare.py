@@ -65,7 +65,7 @@ async def dragger(url, control, thumb, hz, stop, sent):
 
 
 async def run(loop, args):
-    server = subprocess.Popen(["taskset", "-c", "0", args.binary, "--port", "0", "--event-loop", loop, "--log-level", "warn"],
+    server = subprocess.Popen(["taskset", "-c", "0", args.binary, "--port", "0", "--data", ":memory:", "--event-loop", loop, "--log-level", "warn"],
                               stderr=subprocess.PIPE, text=True)
     port = None
     while port is None:

@@ -4,6 +4,8 @@ final class HTTPExchange {
     let method: HTTPMethod
     /// The path, without the query.
     let path: String
+    /// The query arguments the API reads (`since`, `limit`), url-decoded.
+    var query: [String: String] = [:]
     /// The request body, for PUT and POST (at most `HTTPExchange.maxBody` bytes).
     var body: [UInt8] = []
     /// Whether the body grew past the limit.

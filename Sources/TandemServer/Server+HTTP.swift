@@ -1,12 +1,19 @@
 import CLibWebSockets
 import CTandemShim
 import TandemCore
+import TandemStorage
 import TandemWire
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension Server {
     func httpRequest(_ wsi: OpaquePointer, session: UInt64, path: String) -> Int32 {
         let method = HTTPMethod(rawValue: tandem_http_method(wsi)) ?? .unknown
         let exchange = HTTPExchange(method: method, path: path)
+        for name in ["since", "limit"] {
+            if let value = queryArgument(wsi, name) { exchange.query[name] = value }
+        }
         exchanges[session] = exchange
         // A body follows: answer once it is complete.
         if method == .put || method == .post { return 0 }
@@ -110,7 +117,7 @@ extension Server {
             return .json(200, OutboundEncoder.welcome(host.room.snapshot))
         case 3 where parts[2] == "history" || parts[2] == "history.csv":
             guard exchange.method == .get else { return methodNotAllowed("GET") }
-            return .json(501, problem("not_implemented", "history is kept once storage is configured; this server keeps state in memory"))
+            return history(host.room.id, csv: parts[2] == "history.csv", query: exchange.query)
         case 4 where parts[2] == "controls":
             guard exchange.method == .put else { return methodNotAllowed("PUT") }
             return put(host, control: parts[3], body: exchange.body)
@@ -133,6 +140,7 @@ extension Server {
             return .json(400, problem(code.rawValue, text))
         }
         dispatch(effects, in: host, arrival: now)
+        writeCommits() // the answer promises a committed value: write it first
         if let reject = effects.rejects.first {
             let status = switch reject.code {
             case .unknownControl: 404
@@ -156,6 +164,56 @@ extension Server {
         return .json(200, out.bytes)
     }
 
+    /// `GET /api/rooms/{room}/history?since=REV&limit=N` (JSON) and `history.csv`: the commit log, oldest first.
+    private func history(_ room: String, csv: Bool, query: [String: String]) -> HTTPAnswer {
+        guard let storage else {
+            return .json(501, problem("not_implemented", "this server keeps state in memory (--data :memory:): there is no history"))
+        }
+        guard let since = Int(query["since"] ?? "0"), since >= 0 else {
+            return .json(400, problem("bad_value", "since must be a revision (a whole number ≥ 0)"))
+        }
+        guard let limit = Int(query["limit"] ?? "1000"), (1...10_000).contains(limit) else {
+            return .json(400, problem("bad_value", "limit must be a whole number from 1 to 10000"))
+        }
+        let commits: [StoredCommit]
+        do {
+            commits = try storage.history(room: room, since: since, limit: limit)
+        } catch {
+            log.error(error.description)
+            return .json(500, problem("storage", "the history could not be read"))
+        }
+        if csv {
+            var text = "rev,control,state,by,name,time\n"
+            for c in commits {
+                let state = String(decoding: OutboundEncoder.state(c.state), as: UTF8.self)
+                text += [String(c.revision), c.control, state, c.client, c.name, isoTime(c.time)].map(csvField).joined(separator: ",") + "\n"
+            }
+            return .text(200, text, contentType: "text/csv; charset=utf-8")
+        }
+        var out = JSONWriter()
+        out.append(raw: "{\"room\":")
+        out.append(string: room)
+        out.append(raw: ",\"history\":[")
+        for (i, c) in commits.enumerated() {
+            if i > 0 { out.append(raw: ",") }
+            out.append(raw: "{\"rev\":")
+            out.append(int: c.revision)
+            out.append(raw: ",\"control\":")
+            out.append(string: c.control)
+            out.append(raw: ",\"state\":")
+            out.append(state: c.state)
+            out.append(raw: ",\"by\":")
+            out.append(string: c.client)
+            out.append(raw: ",\"name\":")
+            out.append(string: c.name)
+            out.append(raw: ",\"time\":")
+            out.append(string: isoTime(c.time))
+            out.append(raw: "}")
+        }
+        out.append(raw: "]}")
+        return .json(200, out.bytes)
+    }
+
     private func methodNotAllowed(_ allowed: String) -> HTTPAnswer {
         .body(status: 405, contentType: "application/json", bytes: problem("method_not_allowed", "use \(allowed)"), headers: [("Allow", allowed)])
     }
@@ -163,6 +221,29 @@ extension Server {
     func problem(_ code: String, _ message: String) -> [UInt8] {
         JSON.object([JSONMember("code", .string(code)), JSONMember("message", .string(message))]).bytes
     }
+}
+
+/// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+func csvField(_ text: String) -> String {
+    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+    var quoted = "\""
+    for character in text {
+        if character == "\"" { quoted += "\"\"" } else { quoted.append(character) }
+    }
+    return quoted + "\""
+}
+
+/// Unix milliseconds as an ISO 8601 UTC time with milliseconds.
+func isoTime(_ ms: Int64) -> String {
+    var seconds = time_t(ms / 1000)
+    var parts = tm()
+    gmtime_r(&seconds, &parts)
+    func pad(_ n: Int32, _ width: Int) -> String {
+        let s = String(n)
+        return String(repeating: "0", count: max(0, width - s.count)) + s
+    }
+    return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+        + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(ms % 1000), 3))Z"
 }
 
 extension Array where Element == Effect {

@@ -4,6 +4,7 @@ import Glibc
 import CLibWebSockets
 import CTandemShim
 import TandemCore
+import TandemStorage
 import TandemWire
 
 extension Server {
@@ -170,6 +171,12 @@ extension Server {
                 broadcast = true
                 offered += 1
                 host.noteCommit(revision: commit.revision, arrival: arrival)
+                if storage != nil {
+                    let name = host.room.peer(commit.by)?.name ?? commit.by.rawValue
+                    unwritten.append(StoredCommit(room: host.room.id, commit, name: name, time: WallClock.milliseconds()))
+                    host.room.withholdFrames()
+                    withheld.insert(host.room.id)
+                }
                 log.debug("commit \(commit.control) rev=\(commit.revision) by=\(commit.by)")
             case .gesture:
                 broadcast = true

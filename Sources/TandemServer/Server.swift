@@ -4,6 +4,7 @@ import Glibc
 import CLibWebSockets
 import CTandemShim
 import TandemCore
+import TandemStorage
 import TandemWire
 
 /// Why the server could not start.
@@ -26,6 +27,13 @@ public final class Server {
     var roomOrder: [String] = []
     var connections: [UInt64: Connection] = [:]
     var exchanges: [UInt64: HTTPExchange] = [:]
+    /// The SQLite file, unless `--data :memory:`.
+    let storage: Storage?
+    /// This turn's commits, written in one transaction after the turn.
+    var unwritten: [StoredCommit] = []
+    /// Rooms whose frames wait for that transaction.
+    var withheld: Set<String> = []
+    private var storageFailures = 0
     private var nextSession: UInt64 = 1
     private var nextClient = 1
     private(set) var context: OpaquePointer?
@@ -53,9 +61,29 @@ public final class Server {
     public init(config: ServerConfig, rooms schemas: [RoomSchema]) throws(ServerError) {
         self.config = config
         log = Log(level: config.logLevel)
-        for schema in schemas {
-            rooms[schema.id] = RoomHost(room: Room(schema: schema))
-            roomOrder.append(schema.id)
+        do {
+            if config.dataPath == ":memory:" {
+                storage = nil
+                for schema in schemas {
+                    rooms[schema.id] = RoomHost(room: Room(schema: schema))
+                    roomOrder.append(schema.id)
+                }
+            } else {
+                let storage = try Storage(path: config.dataPath, durability: config.durability)
+                self.storage = storage
+                var stored = try storage.loadRooms()
+                // Built-in rooms (the demo) are saved on first start; a stored room keeps its state.
+                for schema in schemas where !stored.contains(where: { $0.schema.id == schema.id }) {
+                    try storage.saveRoom(schema)
+                    if let room = try storage.loadRoom(schema.id) { stored.append(room) }
+                }
+                for room in stored {
+                    rooms[room.schema.id] = RoomHost(room: Room(room))
+                    roomOrder.append(room.schema.id)
+                }
+            }
+        } catch {
+            throw ServerError(description: error.description)
         }
         protocolName = strdup("tandem.v1")
         protocols = .allocate(capacity: 2)
@@ -154,7 +182,7 @@ public final class Server {
 
     /// The start line: where to connect, what is served, and the security mode.
     public var startLine: String {
-        "tandem listening on http://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=open event-loop=\(config.eventLoop.rawValue) data=\(config.dataPath) web=\(config.webRoot)"
+        "tandem listening on http://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=open event-loop=\(config.eventLoop.rawValue) data=\(config.dataPath)\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
     }
 
     /// Serves until SIGINT or SIGTERM, then closes every client with 1001 and returns (within 5 s).
@@ -163,18 +191,51 @@ public final class Server {
         log.warn("auth is off: anyone who can reach this port can change every control (mode=open)")
         guard let context else { return }
         while (uvLoop.map { tandem_uv_run_once($0) } ?? lws_service(context, 0)) >= 0 {
+            writeCommits()
             if let stopping {
                 if connections.isEmpty || Clock.now().seconds(since: stopping) > 4 { break }
             }
         }
         tandem_timer_cancel(timer)
+        writeCommits()
         lws_context_destroy(context)
         self.context = nil
+        storage?.close()
         if let uvLoop {
             tandem_uv_loop_finish(uvLoop)
             self.uvLoop = nil
         }
         log.info("stopped")
+    }
+
+    // MARK: storage
+
+    /// Writes this turn's commits in one transaction, then lets the frames that
+    /// carry them go out: nobody is told of a commit a crash could take back.
+    func writeCommits() {
+        guard !unwritten.isEmpty, let storage else { return }
+        do {
+            try storage.append(unwritten)
+            storageFailures = 0
+        } catch {
+            storageFailures += 1
+            if error.code != nil && storageFailures < 100 {
+                // Nothing was written: keep the batch for the next turn.
+                if storageFailures == 1 || storageFailures % 10 == 0 { log.error("\(error.description) (will retry)") }
+                return
+            }
+            log.error("\(error.description): dropping \(unwritten.count) commit(s)")
+        }
+        unwritten.removeAll(keepingCapacity: true)
+        let now = Clock.now()
+        for id in withheld {
+            guard let host = rooms[id] else { continue }
+            host.room.releaseFrames()
+            for connection in host.members.values where host.room.hasPendingFrame(for: connection.client) {
+                arm(connection, at: now)
+            }
+        }
+        withheld.removeAll(keepingCapacity: true)
     }
 
     // MARK: housekeeping

@@ -1,3 +1,5 @@
+import TandemStorage
+
 /// Everything `tandem` can be told at start, with the embedded defaults.
 public struct ServerConfig: Sendable, Hashable {
     /// The address to listen on. 127.0.0.1 keeps a laptop's server private;
@@ -7,8 +9,11 @@ public struct ServerConfig: Sendable, Hashable {
     public var port = 8080
     /// The folder of the static web client.
     public var webRoot = "web"
-    /// Where state is kept; `:memory:` keeps none across restarts.
-    public var dataPath = ":memory:"
+    /// The SQLite file where rooms, committed states and the commit log are
+    /// kept (its folder is created); `:memory:` keeps nothing across restarts.
+    public var dataPath = "./data/tandem.db"
+    /// `normal`: survives a killed process; `full`: an fsync per write, survives power loss.
+    public var durability: Durability = .normal
     /// The largest WebSocket message accepted, in bytes. 4 KiB is ten times the
     /// largest legitimate message (a `set` with a long control id); anything
     /// bigger is abuse or a bug, and closes the connection with 1009.

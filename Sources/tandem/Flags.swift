@@ -1,4 +1,5 @@
 import TandemServer
+import TandemStorage
 
 /// The command line of `tandem`: flags in, a `ServerConfig` out, or a usage error.
 enum Flags {
@@ -12,8 +13,10 @@ enum Flags {
       --host ADDR          address to listen on (default 127.0.0.1; 0.0.0.0 for all)
       --port N             TCP port, 0 picks a free one (default 8080)
       --web DIR            folder of the static web client (default web)
-      --data PATH          where state is kept; :memory: keeps none (default :memory:;
-                           file storage arrives with SQLite, until then only :memory:)
+      --data PATH          SQLite file for rooms, states and history, folder created
+                           (default ./data/tandem.db); :memory: keeps nothing
+      --durability MODE    normal (survives a killed process) or full (fsync per
+                           write, survives power loss) (default normal)
       --max-frame BYTES    largest WebSocket message accepted; bigger closes 1009 (default 4096)
       --idle-timeout SECS  drop a connection silent this long, pinging it after a third (default 60)
       --slow-timeout SECS  close with 4008 a connection unwritable this long (default 30)
@@ -54,10 +57,13 @@ enum Flags {
             case "web":
                 config.webRoot = value
             case "data":
-                guard value == ":memory:" else {
-                    throw Problem(message: "--data '\(value)': this build keeps state in memory only; use --data :memory: (file storage comes with SQLite)")
-                }
+                guard !value.isEmpty else { throw Problem(message: "--data must not be empty (use :memory: to keep nothing)") }
                 config.dataPath = value
+            case "durability":
+                guard let mode = Durability(rawValue: value) else {
+                    throw Problem(message: "--durability must be normal or full, not '\(value)'")
+                }
+                config.durability = mode
             case "max-frame":
                 guard let bytes = Int(value), (64...1_048_576).contains(bytes) else {
                     throw Problem(message: "--max-frame must be a number of bytes from 64 to 1048576, not '\(value)'")

@@ -50,6 +50,8 @@ class TandemServer:
 
     def __init__(self, binary: Path, flags: Iterable[str] = (), cwd: Path = ROOT, start_timeout: float = 10.0):
         self.flags = list(flags)
+        if "--data" not in self.flags:
+            self.flags += ["--data", ":memory:"]  # each test starts from the initial rooms
         self.stderr_lines: list[str] = []
         self._lines_changed = threading.Condition()
         self.proc = subprocess.Popen(

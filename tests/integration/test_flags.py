@@ -33,11 +33,16 @@ def test_help_exits_0_with_usage_on_stdout(tandem_binary):
     assert result.stderr == ""
 
 
-def test_a_data_file_exits_2_naming_data(tandem_binary):
-    result = run(tandem_binary, "--data", "./x.db")
+def test_an_unknown_durability_exits_2_naming_the_flag(tandem_binary):
+    result = run(tandem_binary, "--durability", "sideways")
     assert result.returncode == 2
-    assert "--data" in result.stderr
-    assert not (ROOT / "x.db").exists()
+    assert "--durability" in result.stderr
+
+
+def test_a_data_path_that_cannot_be_created_exits_1_naming_it(tandem_binary):
+    result = run(tandem_binary, "--port", "0", "--data", "/dev/null/x/tandem.db")
+    assert result.returncode == 1
+    assert "/dev/null/x" in result.stderr
 
 
 def test_a_flag_without_its_value_exits_2(tandem_binary):
@@ -52,6 +57,6 @@ def test_a_flag_may_be_given_with_an_equals_sign(start_server):
 
 
 def test_a_port_in_use_exits_1_saying_it_cannot_listen(readonly_server, tandem_binary):
-    result = run(tandem_binary, "--port", str(readonly_server.port))
+    result = run(tandem_binary, "--port", str(readonly_server.port), "--data", ":memory:")
     assert result.returncode == 1
     assert "cannot listen" in result.stderr

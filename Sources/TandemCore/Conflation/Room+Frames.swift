@@ -84,6 +84,11 @@ extension Room {
         return effects
     }
 
+    /// `client` as others see them, if in the room.
+    public func peer(_ client: ClientID) -> Peer? {
+        members[client]?.peer
+    }
+
     /// The number of people in the room.
     public var memberCount: Int { members.count }
 

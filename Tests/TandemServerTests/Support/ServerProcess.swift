@@ -75,7 +75,8 @@ final class ServerProcess: @unchecked Sendable {
     private init(flags: [String]) {
         process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["--port", "0"] + flags
+        // Each test starts from the initial rooms unless it names its own data file.
+        process.arguments = ["--port", "0"] + flags + (flags.contains("--data") ? [] : ["--data", ":memory:"])
         process.currentDirectoryURL = Self.packageRoot
         stderrPipe = Pipe()
         process.standardError = stderrPipe

@@ -1,0 +1,129 @@
+import CSQLite
+
+/// Every statement storage runs, prepared once per connection and reused.
+enum SQL: String, CaseIterable {
+    /// Takes the write lock up front, so a batch never fails half-way for want of it.
+    case begin = "BEGIN IMMEDIATE"
+    /// A consistent read of several statements.
+    case beginRead = "BEGIN"
+    case commit = "COMMIT"
+    case rollback = "ROLLBACK"
+
+    case schemaVersion = "SELECT value FROM meta WHERE key = 'schema_version'"
+
+    /// A new room continues after any history its id already has, so a room
+    /// deleted and made again never reuses a revision.
+    case upsertRoom = """
+        INSERT INTO rooms(id, schema, revision)
+        VALUES(?1, ?2, (SELECT coalesce(max(revision), 0) FROM commits WHERE room = ?1))
+        ON CONFLICT(id) DO UPDATE SET schema = excluded.schema
+        """
+    case deleteRoom = "DELETE FROM rooms WHERE id = ?1"
+    case selectRooms = "SELECT id, schema, revision FROM rooms ORDER BY id"
+    case selectRoom = "SELECT id, schema, revision FROM rooms WHERE id = ?1"
+    case roomRevision = "SELECT revision FROM rooms WHERE id = ?1"
+    case setRoomRevision = "UPDATE rooms SET revision = ?2 WHERE id = ?1"
+
+    case selectControls = "SELECT id, state, revision FROM controls WHERE room = ?1"
+    case upsertControl = """
+        INSERT INTO controls(room, id, state, revision) VALUES(?1, ?2, ?3, ?4)
+        ON CONFLICT(room, id) DO UPDATE SET state = excluded.state, revision = excluded.revision
+        """
+    case deleteControl = "DELETE FROM controls WHERE room = ?1 AND id = ?2"
+    case deleteControls = "DELETE FROM controls WHERE room = ?1"
+
+    case insertCommit = """
+        INSERT INTO commits(room, revision, control, state, client, name, time)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)
+        """
+    case selectHistory = """
+        SELECT revision, control, state, client, name, time FROM commits
+        WHERE room = ?1 AND revision > ?2 ORDER BY revision LIMIT ?3
+        """
+    /// Everything up to and including the `?2 + 1`-th newest revision.
+    case pruneKeepingLast = """
+        DELETE FROM commits WHERE room = ?1 AND revision <= (
+            SELECT revision FROM commits WHERE room = ?1 ORDER BY revision DESC LIMIT 1 OFFSET ?2)
+        """
+    case pruneBefore = "DELETE FROM commits WHERE room = ?1 AND time < ?2"
+}
+
+/// The tables, created once in an empty file; `meta.schema_version` says which.
+let currentSchemaVersion = 1
+let createTables = """
+    CREATE TABLE rooms(
+        id TEXT PRIMARY KEY NOT NULL,
+        schema TEXT NOT NULL,
+        revision INTEGER NOT NULL
+    ) STRICT;
+    CREATE TABLE controls(
+        room TEXT NOT NULL,
+        id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        PRIMARY KEY(room, id)
+    ) STRICT, WITHOUT ROWID;
+    CREATE TABLE commits(
+        room TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        control TEXT NOT NULL,
+        state TEXT NOT NULL,
+        client TEXT NOT NULL,
+        name TEXT NOT NULL,
+        time INTEGER NOT NULL,
+        PRIMARY KEY(room, revision)
+    ) STRICT, WITHOUT ROWID;
+    INSERT INTO meta(key, value) VALUES('schema_version', '\(currentSchemaVersion)');
+    """
+
+/// One prepared statement: bind, step, read columns. `Storage.run` resets it after use.
+struct Statement {
+    let handle: OpaquePointer
+
+    func bind(_ index: Int32, _ value: Int) -> Int32 {
+        sqlite3_bind_int64(handle, index, Int64(value))
+    }
+
+    func bind(_ index: Int32, _ value: Int64) -> Int32 {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    func bind(_ index: Int32, _ text: String) -> Int32 {
+        var text = text
+        return text.withUTF8 { bind(index, $0) }
+    }
+
+    /// UTF-8 bytes as TEXT, copied by SQLite.
+    func bind(_ index: Int32, _ utf8: [UInt8]) -> Int32 {
+        utf8.withUnsafeBufferPointer { bind(index, $0) }
+    }
+
+    private func bind(_ index: Int32, _ utf8: UnsafeBufferPointer<UInt8>) -> Int32 {
+        // An empty buffer may have no address, and a NULL pointer would bind SQL NULL.
+        guard let base = utf8.baseAddress, !utf8.isEmpty else {
+            return sqlite3_bind_text(handle, index, "", 0, csqlite_transient())
+        }
+        return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+            sqlite3_bind_text64(handle, index, $0, sqlite3_uint64(utf8.count), csqlite_transient(), UInt8(SQLITE_UTF8))
+        }
+    }
+
+    func int(_ column: Int32) -> Int {
+        Int(sqlite3_column_int64(handle, column))
+    }
+
+    func int64(_ column: Int32) -> Int64 {
+        sqlite3_column_int64(handle, column)
+    }
+
+    func text(_ column: Int32) -> String {
+        withBytes(column) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The column's UTF-8 bytes, valid only inside `body`.
+    func withBytes<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) -> T) -> T {
+        guard let text = sqlite3_column_text(handle, column) else { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return body(UnsafeBufferPointer(start: text, count: count))
+    }
+}
