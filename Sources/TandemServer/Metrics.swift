@@ -31,7 +31,7 @@ final class Metrics {
         metric("tandem_rooms", "gauge", "Rooms served.", [("", rooms)])
         metric("tandem_room_members", "gauge", "People in all rooms.", [("", members)])
         metric("tandem_messages_in_total", "counter", "Client messages received, by type (invalid: not decodable).",
-               ["drag", "set", "step", "invalid"].map { ("{type=\"\($0)\"}", messagesIn[$0, default: 0]) })
+               ["drag", "set", "step", "undo", "redo", "invalid"].map { ("{type=\"\($0)\"}", messagesIn[$0, default: 0]) })
         metric("tandem_rejects_total", "counter", "Messages rejected, by code.",
                RejectCode.allCases.map { ("{code=\"\($0.rawValue)\"}", rejects[$0, default: 0]) })
         metric("tandem_closes_total", "counter", "WebSocket closes, by close code.",

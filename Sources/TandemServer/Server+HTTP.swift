@@ -15,9 +15,17 @@ extension Server {
             if let value = queryArgument(wsi, name) { exchange.query[name] = value }
         }
         exchanges[session] = exchange
-        // A body follows: answer once it is complete.
-        if method == .put || method == .post { return 0 }
+        // A body follows: answer once it is complete. Without one, lws never
+        // reports a completed body: answer now.
+        if (method == .put || method == .post) && hasBody(wsi) { return 0 }
         return answer(wsi, exchange, route(exchange))
+    }
+
+    /// Whether the request announces a body: a Content-Length (even 0, which lws
+    /// reports as a completed empty body) or a Transfer-Encoding.
+    private func hasBody(_ wsi: OpaquePointer) -> Bool {
+        lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0
+            || lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0
     }
 
     func httpBody(_ session: UInt64, _ bytes: UnsafeRawBufferPointer) -> Int32 {
@@ -103,7 +111,8 @@ extension Server {
     private func api(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer {
         guard parts.first == "rooms" else { return .json(404, problem("not_found", "no such API endpoint")) }
         if parts.count == 1 {
-            guard exchange.method == .get else { return methodNotAllowed("GET") }
+            if exchange.method == .post { return postRoom(body: exchange.body) }
+            guard exchange.method == .get else { return methodNotAllowed("GET, POST") }
             let list: [JSON] = roomOrder.compactMap { id in
                 guard let host = rooms[id] else { return nil }
                 return ["id": .string(id), "title": .string(host.room.schema.title), "clients": .number(Double(host.room.memberCount))]
@@ -113,7 +122,8 @@ extension Server {
         guard let host = rooms[parts[1]] else { return .json(404, problem("unknown_room", "no room '\(parts[1])'")) }
         switch parts.count {
         case 2:
-            guard exchange.method == .get else { return methodNotAllowed("GET") }
+            if exchange.method == .delete { return deleteRoom(host) }
+            guard exchange.method == .get else { return methodNotAllowed("GET, DELETE") }
             return .json(200, OutboundEncoder.welcome(host.room.snapshot))
         case 3 where parts[2] == "history" || parts[2] == "history.csv":
             guard exchange.method == .get else { return methodNotAllowed("GET") }

@@ -34,10 +34,27 @@ extension Server {
         let (welcome, effects) = host.room.join(connection.client, name: name, at: now)
         connection.host = host
         host.members[connection.client] = connection
-        connection.welcome = OutboundEncoder.welcome(welcome)
+        connection.welcome = encodeWelcome(welcome, since: queryArgument(wsi, "since"))
         log.info("open \(connection.client) room=\(roomID) name=\(welcome.peers.last?.name ?? "")")
         arm(connection, at: now)
         dispatch(effects, in: host, arrival: now)
+    }
+
+    /// The welcome, or with `?since=REV` (a whole number from 0 to the room
+    /// revision, and no schema change of the room since REV) only the controls
+    /// committed after REV (every control for 0), plus `"since":REV`.
+    /// Anything else: the full welcome without `since`.
+    func encodeWelcome(_ welcome: Welcome, since text: String?) -> [UInt8] {
+        guard let text, !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              let since = Int(text), since <= welcome.revision,
+              schemaChangedAt[welcome.room].map({ since > $0 }) ?? true
+        else { return OutboundEncoder.welcome(welcome) }
+        var partial = welcome
+        if since > 0 { partial.controls.removeAll { $0.revision <= since } }
+        var bytes = OutboundEncoder.welcome(partial)
+        bytes.removeLast() // the closing brace
+        bytes.append(contentsOf: Array(",\"since\":\(since)}".utf8))
+        return bytes
     }
 
     func received(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) -> Int32 {
@@ -248,6 +265,8 @@ extension Operation {
         case .drag: "drag"
         case .set: "set"
         case .step: "step"
+        case .undo: "undo"
+        case .redo: "redo"
         }
     }
 }

@@ -34,6 +34,16 @@ public final class Server {
     /// Rooms whose frames wait for that transaction.
     var withheld: Set<String> = []
     private var storageFailures = 0
+    /// The ids of the built-in rooms, which the admin API does not delete.
+    let builtIn: Set<String>
+    /// Per room, the room revision at which its schema last changed while this
+    /// process ran (or at this start): a `since` at or below it gets a full welcome.
+    var schemaChangedAt: [String: Int] = [:]
+    /// The revisions of rooms deleted since start, so that a room created again
+    /// under the same id never reuses a revision (storage keeps them across restarts).
+    var retiredRevisions: [String: Int] = [:]
+    /// When the commit log was last pruned (`--history-keep`).
+    private var lastPrune = Moment.zero
     private var nextSession: UInt64 = 1
     private var nextClient = 1
     private(set) var context: OpaquePointer?
@@ -57,29 +67,41 @@ public final class Server {
     /// How often housekeeping runs: lapsed holds, slow consumers, loop lag.
     static let tick: Int64 = 250_000
 
-    /// Creates the lws context and starts listening; `rooms` are the rooms served.
+    /// Creates the lws context and starts listening. `rooms` are the built-in
+    /// rooms (the demo); those of `config.roomsDir` follow them, a file with a
+    /// built-in room's id replacing it in place.
     public init(config: ServerConfig, rooms schemas: [RoomSchema]) throws(ServerError) {
         self.config = config
         log = Log(level: config.logLevel)
+        let configured = try config.roomsDir.map { dir throws(ServerError) in try RoomFiles.load(directory: dir) } ?? []
+        builtIn = Set(schemas.map(\.id))
+        var ordered: [(schema: RoomSchema, fromFile: Bool)] = schemas.map { schema in
+            configured.first { $0.id == schema.id }.map { ($0, true) } ?? (schema, false)
+        }
+        for schema in configured where !builtIn.contains(schema.id) { ordered.append((schema, true)) }
         do {
             if config.dataPath == ":memory:" {
                 storage = nil
-                for schema in schemas {
+                for (schema, _) in ordered {
                     rooms[schema.id] = RoomHost(room: Room(schema: schema))
                     roomOrder.append(schema.id)
                 }
             } else {
                 let storage = try Storage(path: config.dataPath, durability: config.durability)
                 self.storage = storage
-                var stored = try storage.loadRooms()
-                // Built-in rooms (the demo) are saved on first start; a stored room keeps its state.
-                for schema in schemas where !stored.contains(where: { $0.schema.id == schema.id }) {
+                // Room files are saved on every start, so the stored schema follows the file;
+                // built-in rooms (the demo) only on first start. A stored room keeps its state.
+                for (schema, fromFile) in ordered {
+                    let before = try? storage.loadRoom(schema.id)
+                    guard fromFile || before == nil else { continue }
+                    if let before, before.schema != schema { schemaChangedAt[schema.id] = before.revision }
                     try storage.saveRoom(schema)
-                    if let room = try storage.loadRoom(schema.id) { stored.append(room) }
                 }
-                for room in stored {
-                    rooms[room.schema.id] = RoomHost(room: Room(room))
-                    roomOrder.append(room.schema.id)
+                let stored = try storage.loadRooms()
+                for id in ordered.map(\.schema.id) + stored.map(\.schema.id) where rooms[id] == nil {
+                    guard let room = stored.first(where: { $0.schema.id == id }) else { continue }
+                    rooms[id] = RoomHost(room: Room(room))
+                    roomOrder.append(id)
                 }
             }
         } catch {
@@ -189,6 +211,8 @@ public final class Server {
     public func run() {
         log.always(startLine)
         log.warn("auth is off: anyone who can reach this port can change every control (mode=open)")
+        lastPrune = Clock.now()
+        pruneHistory()
         guard let context else { return }
         while (uvLoop.map { tandem_uv_run_once($0) } ?? lws_service(context, 0)) >= 0 {
             writeCommits()
@@ -238,6 +262,25 @@ public final class Server {
         withheld.removeAll(keepingCapacity: true)
     }
 
+    /// Applies `--history-keep` to every room's commit log; errors are logged.
+    func pruneHistory() {
+        guard let storage, let keep = config.historyKeep else { return }
+        var removed = 0
+        for id in roomOrder {
+            do {
+                switch keep {
+                case let .count(n):
+                    removed += try storage.prune(room: id, keepLast: n, olderThanMs: nil)
+                case let .age(seconds):
+                    removed += try storage.prune(room: id, keepLast: nil, olderThanMs: WallClock.milliseconds() - seconds * 1000)
+                }
+            } catch {
+                log.error("history retention: \(error.description)")
+            }
+        }
+        if removed > 0 { log.info("history retention: removed \(removed) commit(s)") }
+    }
+
     // MARK: housekeeping
 
     /// Every 250 ms: lapsed holds, slow consumers, rate-limit windows, event loop lag.
@@ -256,6 +299,10 @@ public final class Server {
                 // It may never become writable again: give the close frame 2 s, then drop the socket.
                 lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, 2)
             }
+        }
+        if now.seconds(since: lastPrune) >= 60 {
+            lastPrune = now
+            pruneHistory()
         }
         if tandem_signal_received() != 0 { beginShutdown() }
     }

@@ -28,8 +28,32 @@ public struct ServerConfig: Sendable, Hashable {
     public var logLevel: LogLevel = .info
     /// The lws event loop: `poll` (lws' own) or `uv` (libuv, epoll).
     public var eventLoop: EventLoop = .poll
+    /// A folder of room files (`*.json`, one room each, read in name order), served after the demo room.
+    public var roomsDir: String?
+    /// How much of each room's commit log to keep; `nil` keeps everything.
+    public var historyKeep: HistoryKeep?
 
     public init() {}
+
+    /// Retention of the commit log, per room.
+    public enum HistoryKeep: Sendable, Hashable {
+        /// The newest N commits.
+        case count(Int)
+        /// Commits younger than this many seconds.
+        case age(seconds: Int64)
+
+        /// `N` (commits) or `N` followed by `d`, `h`, `m` or `s` (an age); `nil` if it is neither.
+        public init?(parsing text: String) {
+            let units: [Character: Int64] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
+            if let last = text.last, let unit = units[last] {
+                guard let n = Int64(text.dropLast()), n >= 1, n <= Int64.max / 1000 / unit else { return nil }
+                self = .age(seconds: n * unit)
+            } else {
+                guard let n = Int(text), n >= 1 else { return nil }
+                self = .count(n)
+            }
+        }
+    }
 
     /// The event loops Debian's lws offers.
     public enum EventLoop: String, Sendable, Hashable, CaseIterable {

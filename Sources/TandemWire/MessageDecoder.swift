@@ -7,10 +7,11 @@ import TandemCore
 /// 1. The frame must be JSON (strict RFC 8259, see `JSONParser`; a number out
 ///    of `Double` range is a parse error) — else `bad_message` "not JSON: …" —
 ///    and a JSON object — else `bad_message` "expected a JSON object".
-/// 2. `type` must be `"drag"`, `"set"` or `"step"`, else `bad_message`.
+/// 2. `type` must be `"drag"`, `"set"`, `"step"`, `"undo"` or `"redo"`, else `bad_message`.
 /// 3. `seq` must be a whole number from 1 to 2^53, else `bad_message` (a
 ///    fraction, a string, missing). Every refusal carries `seq` when it was
 ///    usable, and `nil` when it was not (or the frame could not be read).
+///    `undo` and `redo` need nothing else: any other key is ignored.
 /// 4. `control` must be a string, else `bad_message`.
 /// 5. `thumb` is optional; if present it must be a string, else `bad_message`;
 ///    JSON `null` counts as absent. Whether the control has that thumb is the

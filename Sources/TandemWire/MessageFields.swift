@@ -33,11 +33,16 @@ struct MessageFields {
 
     /// Rules 2–6 of `MessageDecoder`; `seq` is the usable seq, if any.
     func decode(seq: Int?) -> Result<ClientMessage, WireRefusal> {
-        guard case let .string(type) = type, ["drag", "set", "step"].contains(type) else {
-            return .failure(WireRefusal(.badMessage, "type must be \"drag\", \"set\" or \"step\""))
+        guard case let .string(type) = type, ["drag", "set", "step", "undo", "redo"].contains(type) else {
+            return .failure(WireRefusal(.badMessage, "type must be \"drag\", \"set\", \"step\", \"undo\" or \"redo\""))
         }
         guard let seq else {
             return .failure(WireRefusal(.badMessage, "seq must be a whole number from 1 to 2^53"))
+        }
+        switch type {
+        case "undo": return .success(ClientMessage(seq: seq, .undo))
+        case "redo": return .success(ClientMessage(seq: seq, .redo))
+        default: break
         }
         guard case let .string(control) = control else {
             return .failure(WireRefusal(.badMessage, "control must be a string"))

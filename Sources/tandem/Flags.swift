@@ -22,6 +22,10 @@ enum Flags {
       --slow-timeout SECS  close with 4008 a connection unwritable this long (default 30)
       --event-loop NAME    poll (lws' own) or uv (libuv, epoll) (default poll)
       --log-level LEVEL    error, warn, info or debug (default info)
+      --rooms DIR          serve the rooms of DIR/*.json (one room each) after the demo room
+      --history-keep KEEP  keep the last N commits per room (N) or those younger than an
+                           age (30d, 12h, 90m, 45s); checked at start and every 60 s
+                           (default: keep everything)
       --help               this text
 
     """
@@ -83,6 +87,14 @@ enum Flags {
                     throw Problem(message: "--log-level must be error, warn, info or debug, not '\(value)'")
                 }
                 config.logLevel = level
+            case "rooms":
+                guard !value.isEmpty else { throw Problem(message: "--rooms must not be empty") }
+                config.roomsDir = value
+            case "history-keep":
+                guard let keep = ServerConfig.HistoryKeep(parsing: value) else {
+                    throw Problem(message: "--history-keep must be a number of commits (100) or an age (30d, 12h, 90m, 45s), not '\(value)'")
+                }
+                config.historyKeep = keep
             default:
                 throw Problem(message: "unknown flag --\(name)")
             }

@@ -46,10 +46,14 @@ private final class Tally {
     var lapses = 0
     var disconnectCancels = 0
     var endCommits = 0
+    var undoCommits = 0
+    var redoCommits = 0
 
     func expectEverythingHappened() {
         #expect(commits > 1_000)
         #expect(endCommits > 100)
+        #expect(undoCommits > 100)
+        #expect(redoCommits > 20)
         #expect(lapses > 10)
         #expect(disconnectCancels > 10)
         for code: RejectCode in [.badMessage, .unknownThumb, .badValue, .busy, .noGesture, .forbidden] {
@@ -58,7 +62,7 @@ private final class Tally {
     }
 }
 
-/// One random sequence: clients that drag, set, step, wait, drop and rejoin, and
+/// One random sequence: clients that drag, set, step, undo, redo, wait, drop and rejoin, and
 /// read their frames at random, checked against the room after every step.
 private struct Simulation {
     let schema: RoomSchema
@@ -134,7 +138,12 @@ private struct Simulation {
             if phase == .end { tally.endCommits += effects.commits.count }
         case 45..<57:
             effects = send(pick(clients), randomSet())
-        case 57..<67:
+        case 57..<61:
+            let undo = rng.next() % 3 != 0
+            effects = send(pick(clients), undo ? .undo : .redo)
+            if undo { tally.undoCommits += effects.commits.count } else { tally.redoCommits += effects.commits.count }
+            check(effects.commits.count <= 1, "step \(step): an undo or redo made \(effects.commits.count) commits")
+        case 61..<67:
             let control = pick(schema.controls)
             let by: Double = rng.next() % 10 == 0 ? 0.5 : Double(Int(rng.next() % 25) - 12)
             effects = send(pick(clients), .step(control: control.id, thumb: randomThumb(control), by: by))

@@ -69,7 +69,7 @@ def test_get_api_history_is_501_until_storage_exists(readonly_server):
     assert response.json()["code"] == "not_implemented"
 
 
-@pytest.mark.parametrize("method, path", [("DELETE", "/api/rooms/demo"), ("POST", "/api/rooms"),
+@pytest.mark.parametrize("method, path", [("PATCH", "/api/rooms/demo"), ("PUT", "/api/rooms"),
                                           ("GET", "/api/rooms/demo/controls/gain"), ("POST", "/healthz")])
 def test_a_wrong_method_is_405(readonly_server, method, path):
     response = readonly_server.request(method, path, "{}" if method in ("POST", "PUT") else None)

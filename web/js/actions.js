@@ -62,6 +62,18 @@ export class Actions {
     return this.send(controlId, thumb, { type: "set", value }, expected);
   }
 
+  /**
+   * `undo` or `redo` of this client's own last edit. Nothing is predicted:
+   * the server's commit arrives as a change like anyone's.
+   */
+  history(kind) {
+    if (!this.canAct || (kind !== "undo" && kind !== "redo")) return null;
+    const seq = this.model.nextSeq();
+    if (!this.connection.send({ type: kind, seq })) return null;
+    this.changed();
+    return seq;
+  }
+
   /** Whole-colour `set` of "#RRGGBB"; null (nothing sent) when the text is not that. */
   setColor(controlId, hex) {
     const control = this.model.schema(controlId);

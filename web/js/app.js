@@ -6,6 +6,7 @@ import { Connection, roomURL } from "./connection.js";
 import { h } from "./dom.js";
 import { RoomModel } from "./protocol.js";
 import { renderPresence } from "./presence.js";
+import { historyShortcut } from "./shortcuts.js";
 import { renderStatus } from "./status.js";
 import { createColor } from "./controls/color.js";
 import { abortDrags, refreshDrags } from "./controls/drag.js";
@@ -33,6 +34,7 @@ const els = {
   roomId: document.getElementById("room-id"),
   connection: document.getElementById("connection"),
   presence: document.getElementById("presence"),
+  history: [...document.querySelectorAll("button[data-action]")],
 };
 els.roomId.textContent = room;
 
@@ -54,6 +56,17 @@ const connection = new Connection(roomURL(location, room, name), {
   },
 });
 const actions = new Actions(model, connection, scheduleRender);
+
+// Undo and redo: the header buttons and Ctrl/Cmd+Z, Ctrl/Cmd+Shift+Z, Ctrl+Y.
+for (const button of els.history) {
+  button.addEventListener("click", () => actions.history(button.dataset.action));
+}
+window.addEventListener("keydown", (event) => {
+  const kind = historyShortcut(event);
+  if (!kind) return;
+  event.preventDefault();
+  if (!event.repeat) actions.history(kind);
+});
 
 function handleMessage(msg) {
   const now = Date.now();
@@ -134,6 +147,7 @@ function render() {
     if (state) view.update(state, model.ghostsOf(id));
   }
   renderPresence(els.presence, model.peerList());
+  for (const button of els.history) button.disabled = !actions.canAct;
   if (connection.state === "reconnecting") tickCountdown();
 }
 

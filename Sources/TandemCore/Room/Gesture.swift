@@ -27,6 +27,8 @@ struct Gesture: Sendable, Hashable {
     var preview: Double?
     /// The last time a message for this gesture arrived; the hold lapses 10 s after it.
     var lastHeard: Moment
+    /// Whether a live-mode move committed: the gesture is then an edit to undo when it finishes.
+    var committedAny = false
 
     /// The pointer after `input`: `dx` is added to the anchor, `at` replaces it,
     /// both are clamped to [0, 1]; no input leaves it where it was (a keep-alive).

@@ -32,11 +32,16 @@ public struct RoomLimits: Sendable, Hashable {
     /// Rejects kept for a client that is not reading; beyond it they are counted and dropped
     /// (its `ack` still moves, so it can tell its messages were processed).
     public var pendingRejects: Int
+    /// Edits each member can undo (and, separately, redo); older ones are
+    /// dropped, so a long session's history costs a bounded amount of memory.
+    public var undoDepth: Int
 
-    public init(holdTimeout: Double = 10, messagesPerSecond: Double = 300, burst: Double = 600, pendingRejects: Int = 32) {
+    public init(holdTimeout: Double = 10, messagesPerSecond: Double = 300, burst: Double = 600, pendingRejects: Int = 32,
+                undoDepth: Int = 50) {
         self.holdTimeout = holdTimeout
         self.messagesPerSecond = messagesPerSecond
         self.burst = burst
         self.pendingRejects = pendingRejects
+        self.undoDepth = undoDepth
     }
 }

@@ -19,6 +19,8 @@ struct Member: Sendable {
     var bucket: TokenBucket
     /// The slots this client holds.
     var holds: Set<Int> = []
+    /// This client's own edits, to undo and redo.
+    var history = EditHistory()
 
     /// Takes `seq` as processed: it becomes the `ack` of the next frame.
     mutating func process(seq: Int) {

@@ -19,11 +19,16 @@ public enum Operation: Sendable, Hashable {
     case set(control: String, thumb: String?, value: SetValue)
     /// Move a thumb by whole steps; `by` must be a whole number.
     case step(control: String, thumb: String?, by: Double)
+    /// Revert the sender's last committed gesture, `set` or `step`.
+    case undo
+    /// Re-apply the sender's last undone edit.
+    case redo
 
-    /// The control the operation names.
-    public var control: String {
+    /// The control the operation names; `undo` and `redo` name none.
+    public var control: String? {
         switch self {
         case let .drag(control, _, _, _), let .set(control, _, _), let .step(control, _, _): control
+        case .undo, .redo: nil
         }
     }
 }

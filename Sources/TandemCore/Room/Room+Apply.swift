@@ -53,8 +53,13 @@ extension Room {
     // MARK: operations
 
     private mutating func perform(_ operation: Operation, from client: ClientID, at now: Moment, into effects: inout [Effect]) throws {
-        guard let c = schema.index(of: operation.control) else {
-            throw Refusal(.unknownControl, "no control '\(operation.control)' in room '\(id)'")
+        switch operation {
+        case .undo: return try revert(.undo, from: client, into: &effects)
+        case .redo: return try revert(.redo, from: client, into: &effects)
+        default: break
+        }
+        guard let name = operation.control, let c = schema.index(of: name) else {
+            throw Refusal(.unknownControl, "no control '\(operation.control ?? "")' in room '\(id)'")
         }
         let control = schema.controls[c]
         switch operation {
@@ -74,7 +79,12 @@ extension Room {
             }
             let s = slot(c, thumb)!
             try requireFree(s, control)
-            commit(c, control.stepping(thumb, by: Int(by), from: committed[c]), by: client, into: &effects)
+            let before = committed[c]
+            if commit(c, control.stepping(thumb, by: Int(by), from: before), by: client, into: &effects) {
+                record(c, [thumb], from: before, to: committed[c], by: client)
+            }
+        case .undo, .redo:
+            break // performed above: they name no control
         }
     }
 
@@ -99,6 +109,7 @@ extension Room {
     private mutating func set(_ c: Int, _ thumbName: String?, _ value: SetValue, from client: ClientID, into effects: inout [Effect]) throws {
         let control = schema.controls[c]
         let next: ControlState
+        var edited: Thumb?
         switch (control.kind, thumbName, value) {
         case (.color, nil, let .text(text)):
             guard let rgb = ColorMath.parseHex(text) else {
@@ -119,6 +130,7 @@ extension Room {
             guard number.isFinite else { throw Refusal(.badValue, "value must be a finite number") }
             try requireFree(slot(c, thumb)!, control)
             next = control.setting(thumb, to: number, against: committed[c])
+            edited = thumb
         case (_, _, let .text(text)):
             if case .gauge = control.kind {} else { _ = try resolve(thumbName, of: control) }
             throw Refusal(.badValue, "value must be a number, not the string '\(text)'")
@@ -128,7 +140,10 @@ extension Room {
             }
             throw Refusal(.badValue, "value must be a number, not \(type)")
         }
-        commit(c, next, by: client, into: &effects)
+        let before = committed[c]
+        if commit(c, next, by: client, into: &effects) {
+            record(c, editedThumbs(c, edited), from: before, to: next, by: client)
+        }
     }
 
     private mutating func drag(_ c: Int, _ thumb: Thumb, _ phase: DragPhase, _ input: Pointer?, from client: ClientID, at now: Moment, into effects: inout [Effect]) throws {
@@ -204,6 +219,7 @@ extension Room {
         case .live:
             if case .fraction = gesture.pointer {
                 changed = commit(c, evaluate(gesture, against: committed[c]), by: gesture.holder, into: &effects)
+                if changed { slots[s].live?.committedAny = true }
             }
         }
         if announce && (changed || phase == .begin) { emit(slot: s, phase: phase, into: &effects) }
@@ -217,8 +233,15 @@ extension Room {
         let control = schema.controls[c]
         slots[s].live = nil
         members[gesture.holder]?.holds.remove(s)
-        if phase == .end, let preview = gesture.preview {
-            commit(c, control.holding(gesture.thumb, at: preview, against: committed[c]), by: gesture.holder, into: &effects, reconciling: false)
+        let before = committed[c]
+        if phase == .end, let preview = gesture.preview,
+           commit(c, control.holding(gesture.thumb, at: preview, against: before), by: gesture.holder, into: &effects, reconciling: false) {
+            record(c, [gesture.thumb], from: before, to: committed[c], by: gesture.holder)
+        }
+        if gesture.committedAny {
+            // A live gesture is one edit from its begin to its last position, however many moves committed.
+            let change = Edit.Change(thumb: gesture.thumb, before: gesture.startValue, after: committed[c].editValue(of: gesture.thumb))
+            record(Edit(control: c, changes: [change]), by: gesture.holder)
         }
         // Whether or not it committed, the preview left the displayed state:
         // the others are re-evaluated before the last entry records it.
@@ -259,7 +282,7 @@ extension Room {
     /// Makes `state` the committed state of control `c` if it differs, as a
     /// new room revision; a no-op commit makes no revision. Returns whether it committed.
     @discardableResult
-    private mutating func commit(_ c: Int, _ state: ControlState, by client: ClientID, into effects: inout [Effect], reconciling: Bool = true) -> Bool {
+    mutating func commit(_ c: Int, _ state: ControlState, by client: ClientID, into effects: inout [Effect], reconciling: Bool = true) -> Bool {
         guard state != committed[c] else { return false }
         revision += 1
         committed[c] = state

@@ -7,8 +7,8 @@
 /// asks for it with `nextFrame(for:)` when the member's socket is writable.
 ///
 /// Two states are kept for every control. The *committed* state changes only
-/// by commits (a released drag, a live-mode move, a `set`, a `step`), each of
-/// which makes a new room revision. The *displayed* state is the committed
+/// by commits (a released drag, a live-mode move, a `set`, a `step`, an
+/// `undo` or `redo`), each of which makes a new room revision. The *displayed* state is the committed
 /// state overlaid with the live previews of other people's drags. After every
 /// call both satisfy every invariant of every control.
 public struct Room: Sendable {

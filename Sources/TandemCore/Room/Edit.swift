@@ -1,0 +1,54 @@
+/// One step of a member's undo history: what one committed gesture, `set` or
+/// `step` did to the thumbs it touched.
+///
+/// Values are thumb values as `ControlState.value(of:)` gives them (a snap
+/// slider's index, a range thumb's integer, a channel's level); a gauge's
+/// value is kept under `value`.
+struct Edit: Sendable, Hashable {
+    /// One thumb's value before and after the edit.
+    struct Change: Sendable, Hashable {
+        let thumb: Thumb
+        let before: Double
+        let after: Double
+    }
+
+    /// The control's position in the room.
+    let control: Int
+    /// The thumbs the edit touched: one, or a colour's three for a whole-colour `set`.
+    let changes: [Change]
+}
+
+/// Which way through the history an `undo` or `redo` goes.
+enum EditDirection: Sendable, Hashable {
+    case undo, redo
+}
+
+/// A member's undo and redo stacks, newest last, each at most `limit` deep.
+struct EditHistory: Sendable, Hashable {
+    private(set) var undoStack: [Edit] = []
+    private(set) var redoStack: [Edit] = []
+
+    /// Records a new edit of one's own: it can be undone, and nothing undone can be redone any more.
+    mutating func record(_ edit: Edit, limit: Int) {
+        push(edit, onto: &undoStack, limit: limit)
+        redoStack.removeAll()
+    }
+
+    /// The edit `direction` would revert or re-apply next.
+    func next(_ direction: EditDirection) -> Edit? {
+        direction == .undo ? undoStack.last : redoStack.last
+    }
+
+    /// Moves the next edit of `direction` to the other stack.
+    mutating func move(_ direction: EditDirection, limit: Int) {
+        switch direction {
+        case .undo: if let edit = undoStack.popLast() { push(edit, onto: &redoStack, limit: limit) }
+        case .redo: if let edit = redoStack.popLast() { push(edit, onto: &undoStack, limit: limit) }
+        }
+    }
+
+    private func push(_ edit: Edit, onto stack: inout [Edit], limit: Int) {
+        stack.append(edit)
+        if stack.count > limit { stack.removeFirst(stack.count - limit) }
+    }
+}

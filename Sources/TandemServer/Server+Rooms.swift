@@ -1,0 +1,104 @@
+import TandemCore
+import TandemStorage
+import TandemWire
+
+/// The admin API's room writes: `POST /api/rooms` (create, or replace a
+/// room's schema) and `DELETE /api/rooms/{room}`. Open like the rest of the
+/// API until auth brings an admin role.
+extension Server {
+    /// `POST /api/rooms`: 201 and the new room's snapshot; 200 when it replaced
+    /// an existing room's schema (its clients closed with 1012); 400 on a bad schema.
+    func postRoom(body: [UInt8]) -> HTTPAnswer {
+        let schema: RoomSchema
+        do {
+            schema = try RoomSchema(validating: SchemaDecoder.room(body))
+        } catch {
+            return .json(400, JSON.object([
+                JSONMember("code", .string("bad_schema")),
+                JSONMember("message", .string(error.description)),
+                JSONMember("control", error.control.map(JSON.string) ?? .null),
+                JSONMember("field", .string(error.field)),
+            ]).bytes)
+        }
+        let old = rooms[schema.id]
+        // Pending commits of this room go to storage under the old schema first.
+        writeCommits()
+        if unwritten.contains(where: { $0.room == schema.id }) {
+            return .json(503, problem("storage", "commits of room '\(schema.id)' are waiting to be written; try again"))
+        }
+        let room: Room
+        do {
+            room = try build(schema, replacing: old?.room)
+        } catch {
+            log.error(error.description)
+            return .json(500, problem("storage", "the room could not be saved"))
+        }
+        let host = RoomHost(room: room)
+        rooms[schema.id] = host
+        if let old {
+            if old.room.schema != schema { schemaChangedAt[schema.id] = old.room.revision }
+            for connection in old.members.values {
+                close(connection, code: 1012, reason: "room schema changed")
+            }
+            log.info("room \(schema.id) replaced: closing \(old.members.count) connection(s) with 1012")
+        } else {
+            roomOrder.append(schema.id)
+            log.info("room \(schema.id) created")
+        }
+        return .json(old == nil ? 201 : 200, OutboundEncoder.welcome(room.snapshot))
+    }
+
+    /// `DELETE /api/rooms/{room}`: 204; its clients closed with 4404. The commit
+    /// log stays; built-in rooms (the demo) cannot be deleted (403).
+    func deleteRoom(_ host: RoomHost) -> HTTPAnswer {
+        let id = host.room.id
+        guard !builtIn.contains(id) else {
+            return .json(403, problem("forbidden", "the built-in room '\(id)' cannot be deleted"))
+        }
+        writeCommits()
+        if unwritten.contains(where: { $0.room == id }) {
+            return .json(503, problem("storage", "commits of room '\(id)' are waiting to be written; try again"))
+        }
+        do {
+            try storage?.deleteRoom(id)
+        } catch {
+            log.error(error.description)
+            return .json(500, problem("storage", "the room could not be deleted"))
+        }
+        retiredRevisions[id] = host.room.revision
+        schemaChangedAt[id] = nil
+        rooms[id] = nil
+        roomOrder.removeAll { $0 == id }
+        for connection in host.members.values {
+            close(connection, code: 4404, reason: "room deleted")
+        }
+        log.info("room \(id) deleted: closing \(host.members.count) connection(s) with 4404")
+        return .body(status: 204, contentType: "application/json", bytes: [])
+    }
+
+    /// The live room for `schema`: from storage after saving it, or in memory
+    /// with the committed states of `old`'s controls that still fit.
+    private func build(_ schema: RoomSchema, replacing old: Room?) throws(StorageError) -> Room {
+        if let storage {
+            try storage.saveRoom(schema)
+            if let stored = try storage.loadRoom(schema.id) { return Room(stored) }
+        }
+        guard let old else {
+            let revision = retiredRevisions[schema.id] ?? 0
+            return Room(schema: schema, committed: schema.controls.map(\.initial),
+                        revisions: Array(repeating: 0, count: schema.controls.count), revision: revision)
+        }
+        var committed: [ControlState] = []
+        var revisions: [Int] = []
+        for control in schema.controls {
+            if let k = old.schema.index(of: control.id), control.isValid(old.committed[k]) {
+                committed.append(old.committed[k])
+                revisions.append(old.revisions[k])
+            } else {
+                committed.append(control.initial)
+                revisions.append(0)
+            }
+        }
+        return Room(schema: schema, committed: committed, revisions: revisions, revision: old.revision)
+    }
+}
