@@ -82,3 +82,30 @@ def test_ctrl_z_in_the_hex_field_is_the_fields_own_undo(browser, server):
     chord(ann, Keys.CONTROL, key="z")
     server.wait_state("size", lambda s: s["value"] == 60, what="the real undo of the size")
     assert server.rev() == rev + 1
+
+
+def test_an_undo_of_a_thumb_someone_holds_is_refused_and_the_page_says_who_holds_it(browser, server, ws_client):
+    ann = browser("Ann")
+    ann.focus(ann.thumb("gain", "value"))
+    ann.keys(Keys.ARROW_UP)
+    server.wait_state("gain", lambda s: s["value"] == pytest.approx(0.51), what="gain 0.51")
+    robot = ws_client("Robot")
+    robot.hold("gain", dx=0.2)
+    ann.wait(lambda: ann.ghosts("gain", "value", robot.client), what="Robot's ghost")
+    rev = server.rev()
+    ann.scroll_to(ann.find('button[data-action="undo"]')).click()
+    status = ann.find(".history-status")
+    ann.wait(lambda: "held by Robot" in (status.get_attribute("textContent") or ""),
+             what=lambda: f'.history-status "held by Robot" (now {status.get_attribute("textContent")!r})')
+    assert server.rev() == rev, "the refused undo committed something"
+
+
+def test_others_ghosts_are_dropped_while_the_page_is_disconnected(browser, server, ws_client):
+    ann = browser("Ann")
+    robot = ws_client("Robot")
+    robot.hold("gain", dx=0.2)
+    ann.wait(lambda: ann.ghosts("gain", "value", robot.client), what="Robot's ghost")
+    server.stop()
+    ann.wait(lambda: ann.find("#connection").get_attribute("data-state") != "open", what="the page notices")
+    ann.wait(lambda: not ann.ghosts("gain", "value"), what="no ghost frozen while disconnected")
+    ann.wait_now("gain", "value", 0.5)

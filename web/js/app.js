@@ -51,21 +51,41 @@ function scheduleRender() {
 const connection = new Connection(roomURL(location, room, name), {
   onMessage: handleMessage,
   onState: () => {
-    if (connection.state !== "open") abortDrags();
+    if (connection.state !== "open") {
+      abortDrags();
+      // Others' drags cannot be followed while disconnected: drop their ghosts
+      // rather than show a preview frozen mid-air; the next welcome brings live ones back.
+      model.ghosts.clear();
+      model.version += 1;
+    }
     scheduleRender();
   },
 });
 const actions = new Actions(model, connection, scheduleRender);
 
 // Undo and redo: the header buttons and Ctrl/Cmd+Z, Ctrl/Cmd+Shift+Z, Ctrl+Y.
+// seq -> "undo" | "redo", until acked, so a refusal can be explained.
+const historySent = new Map();
+const historyStatus = document.querySelector(".history-status");
+let historyStatusTimer = 0;
+function sendHistory(kind) {
+  const seq = actions.history(kind);
+  if (seq != null) historySent.set(seq, kind);
+}
+function showHistoryStatus(text) {
+  if (!historyStatus) return;
+  historyStatus.textContent = text;
+  clearTimeout(historyStatusTimer);
+  historyStatusTimer = setTimeout(() => { historyStatus.textContent = ""; }, 3000);
+}
 for (const button of els.history) {
-  button.addEventListener("click", () => actions.history(button.dataset.action));
+  button.addEventListener("click", () => sendHistory(button.dataset.action));
 }
 window.addEventListener("keydown", (event) => {
   const kind = historyShortcut(event);
   if (!kind) return;
   event.preventDefault();
-  if (!event.repeat) actions.history(kind);
+  if (!event.repeat) sendHistory(kind);
 });
 
 function handleMessage(msg) {
@@ -78,9 +98,16 @@ function handleMessage(msg) {
       break;
     case "update":
       model.applyUpdate(msg, now);
+      for (const seq of historySent.keys()) if (seq <= model.ack) historySent.delete(seq);
       break;
     case "reject": {
       const r = model.applyReject(msg);
+      const refused = historySent.get(msg.seq);
+      if (refused) {
+        historySent.delete(msg.seq);
+        const why = msg.code === "busy" ? `held by ${r.holderName ?? "someone else"}` : (msg.message || msg.code);
+        showHistoryStatus(`${refused === "undo" ? "Undo" : "Redo"}: ${why}`);
+      }
       if (r.controlId != null) {
         if (r.endsGesture) abortDrags(r.controlId);
         const view = views.get(r.controlId);
