@@ -248,7 +248,10 @@ public final class Server {
                 if storageFailures == 1 || storageFailures % 10 == 0 { log.error("\(error.description) (will retry)") }
                 return
             }
-            log.error("\(error.description): dropping \(unwritten.count) commit(s)")
+            // Releasing the frames now would tell clients of commits a restart
+            // forgets. Stop as a crash would: nobody has seen these commits.
+            log.error("\(error.description): cannot write \(unwritten.count) commit(s); stopping so that no unwritten commit is ever acknowledged")
+            exit(70) // EX_SOFTWARE
         }
         unwritten.removeAll(keepingCapacity: true)
         let now = Clock.now()
