@@ -45,9 +45,15 @@ let package = Package(
         // Durable rooms, committed states and the commit log in one SQLite file.
         .target(name: "TandemStorage", dependencies: ["TandemCore", "TandemWire", "CSQLite"]),
         .executableTarget(name: "tandem", dependencies: ["TandemServer", "TandemStorage"]),
-        .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore"]),
-        .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemCore"]),
+        // The load generator's pure parts: latency histogram, open-loop schedule,
+        // state checks and the report. Standard library and Glibc only.
+        .target(name: "TandemBench", dependencies: ["TandemCore", "TandemWire"]),
+        // Helpers shared by the test targets (a seeded generator); never shipped.
+        .target(name: "TandemTestSupport", path: "Tests/TandemTestSupport"),
+        .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore", "TandemTestSupport"]),
+        .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer"]),
         .testTarget(name: "TandemStorageTests", dependencies: ["TandemStorage", "TandemCore", "TandemWire"]),
+        .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemCore", "TandemWire", "TandemTestSupport"]),
     ]
 )

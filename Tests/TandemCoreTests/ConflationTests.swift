@@ -1,5 +1,6 @@
 import Testing
 @testable import TandemCore
+import TandemTestSupport
 
 @Suite("Conflation")
 struct ConflationTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import TandemCore
+import TandemTestSupport
 
 /// Random interleavings of several clients on every control, checked after every message.
 ///

@@ -1,6 +1,7 @@
 import Testing
 import TandemCore
 import TandemWire
+import TandemTestSupport
 
 /// Every frame a stranger can send must end as a message or a refusal: never
 /// a crash, never a hang, never a message the room cannot take.

@@ -1,5 +1,6 @@
 import Testing
 import TandemWire
+import TandemTestSupport
 
 @Suite("JSON parser")
 struct JSONParserTests {

@@ -1,6 +1,7 @@
 import Testing
 import TandemCore
 import TandemWire
+import TandemTestSupport
 
 @Suite("Update encoder")
 struct UpdateEncoderTests {

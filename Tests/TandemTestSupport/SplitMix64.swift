@@ -1,12 +1,13 @@
 /// A small seeded generator, so every random test can be replayed from its seed.
-struct SplitMix64: RandomNumberGenerator {
+/// Shared by the test targets (a library target of its own, never shipped).
+public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
