@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "TandemWire", targets: ["TandemWire"]),
         .library(name: "TandemStorage", targets: ["TandemStorage"]),
         .executable(name: "tandem", targets: ["tandem"]),
+        .executable(name: "tandem-bench", targets: ["tandem-bench"]),
     ],
     targets: [
         // Pure Swift: control types, the math, gestures, the room engine and
@@ -48,6 +49,8 @@ let package = Package(
         // The load generator's pure parts: latency histogram, open-loop schedule,
         // state checks and the report. Standard library and Glibc only.
         .target(name: "TandemBench", dependencies: ["TandemCore", "TandemWire"]),
+        // The load generator: one libwebsockets client loop holding every connection.
+        .executableTarget(name: "tandem-bench", dependencies: ["TandemBench", "TandemCore", "TandemWire", "CLibWebSockets", "CTandemShim"]),
         // Helpers shared by the test targets (a seeded generator); never shipped.
         .target(name: "TandemTestSupport", path: "Tests/TandemTestSupport"),
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore", "TandemTestSupport"]),

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The command line of `tandem-bench`.
+struct Flags {
+    var url = ""
+    var host = ""
+    var port = 0
+    var room = ""
+    var clients = 100
+    var draggers = 4
+    var hz = 60.0
+    var duration = 10.0
+    var warmup = 2.0
+    var ramp = 1000.0
+    var json: String?
+    var svg: String?
+    var pid: Int?
+
+    static let usage = """
+    usage: tandem-bench --url ws://HOST:PORT/rooms/ID [options]
+
+      --url URL        the room to load (required), ws://HOST:PORT/rooms/ID
+      --clients N      connections to open (default 100)
+      --draggers K     clients that drag, each its own slider (default 4); with K > 0
+                       the bench creates room ID with K sliders through POST /api/rooms
+      --hz R           moves per second per dragger (default 60)
+      --duration S     measured seconds (default 10)
+      --warmup S       seconds before measuring (default 2)
+      --ramp C         connections opened per second (default 1000)
+      --json FILE      write the report as JSON
+      --svg FILE       write latency over time and the histogram as SVG
+      --pid PID        the server's pid: its CPU from /proc/PID/stat
+      --help           this text
+
+    Exit status: 0 passed, 1 failed (violations, connect errors, generator over 80 % CPU), 2 usage.
+    """
+
+    struct UsageError: Error { var message: String }
+
+    /// Parses `arguments` (without the program name); `nil` for `--help`.
+    static func parse(_ arguments: [String]) throws(UsageError) -> Flags? {
+        var flags = Flags()
+        var i = 0
+        func value(_ name: String) throws(UsageError) -> String {
+            i += 1
+            guard i < arguments.count else { throw UsageError(message: "\(name) needs a value") }
+            return arguments[i]
+        }
+        func int(_ name: String, min: Int) throws(UsageError) -> Int {
+            let text = try value(name)
+            guard let n = Int(text), n >= min else { throw UsageError(message: "\(name): '\(text)' is not a whole number >= \(min)") }
+            return n
+        }
+        func double(_ name: String, above: Double, orEqual: Bool = false) throws(UsageError) -> Double {
+            let text = try value(name)
+            guard let x = Double(text), x.isFinite, orEqual ? x >= above : x > above else {
+                throw UsageError(message: "\(name): '\(text)' is not a number \(orEqual ? ">=" : ">") \(above)")
+            }
+            return x
+        }
+        while i < arguments.count {
+            let arg = arguments[i]
+            switch arg {
+            case "--help", "-h": return nil
+            case "--url": flags.url = try value(arg)
+            case "--clients": flags.clients = try int(arg, min: 1)
+            case "--draggers": flags.draggers = try int(arg, min: 0)
+            case "--hz": flags.hz = try double(arg, above: 0)
+            case "--duration": flags.duration = try double(arg, above: 0)
+            case "--warmup": flags.warmup = try double(arg, above: 0, orEqual: true)
+            case "--ramp": flags.ramp = try double(arg, above: 0)
+            case "--json": flags.json = try value(arg)
+            case "--svg": flags.svg = try value(arg)
+            case "--pid": flags.pid = try int(arg, min: 1)
+            default: throw UsageError(message: "unknown flag '\(arg)'")
+            }
+            i += 1
+        }
+        guard !flags.url.isEmpty else { throw UsageError(message: "--url is required") }
+        guard flags.draggers <= flags.clients else { throw UsageError(message: "--draggers must not exceed --clients") }
+        // ws://HOST:PORT/rooms/ID
+        guard flags.url.hasPrefix("ws://") else { throw UsageError(message: "--url must start with ws:// (no TLS)") }
+        let rest = flags.url.dropFirst("ws://".count)
+        guard let slash = rest.firstIndex(of: "/") else { throw UsageError(message: "--url needs a path /rooms/ID") }
+        let authority = rest[..<slash]
+        let path = rest[slash...]
+        guard path.hasPrefix("/rooms/"), path.count > "/rooms/".count, !path.dropFirst("/rooms/".count).contains("/") else {
+            throw UsageError(message: "--url path must be /rooms/ID")
+        }
+        flags.room = String(path.dropFirst("/rooms/".count))
+        if let colon = authority.lastIndex(of: ":") {
+            flags.host = String(authority[..<colon])
+            guard let port = Int(authority[authority.index(after: colon)...]), port > 0, port < 65536 else {
+                throw UsageError(message: "--url has a bad port")
+            }
+            flags.port = port
+        } else {
+            flags.host = String(authority)
+            flags.port = 80
+        }
+        guard !flags.host.isEmpty else { throw UsageError(message: "--url needs a host") }
+        return flags
+    }
+}
