@@ -64,6 +64,15 @@ public struct BenchReport: Sendable {
     public var server: CPUUsage?
     /// The generator's own CPU over the measured seconds.
     public var generator: CPUUsage?
+    /// How many rooms the clients were spread over.
+    public var rooms = 1
+    /// The share of receivers that read slowly (`--slow`), in percent.
+    public var slowPercent = 0.0
+    /// With slow readers: the fast and the slow receivers' latencies apart.
+    public var fastLatency: LatencyHistogram?
+    public var slowLatency: LatencyHistogram?
+    /// Memory mode (`--idle`): the server's RSS before and after the connections.
+    public var idle: IdleMemory?
 
     public init(scenario: String, url: String, clients: Int, draggers: Int, hz: Double, seconds: Double,
                 offered: UInt64, delivered: UInt64, frames: UInt64, bytes: UInt64,
@@ -102,8 +111,8 @@ public struct BenchReport: Sendable {
     public var serverCPUPerUpdate: Double? { server?.secondsPerUpdate(delivered: delivered) }
     /// Whether the generator stayed below `generatorLimit` of its core (unknown counts as valid).
     public var generatorWasFast: Bool { generator.map { $0.coreShare <= Self.generatorLimit } ?? true }
-    /// No violations and a generator that kept up.
-    public var passed: Bool { violations.isEmpty && generatorWasFast }
+    /// No violations, no connection lost, and a generator that kept up.
+    public var passed: Bool { violations.isEmpty && connectErrors == 0 && generatorWasFast }
 
     private func perSecond(_ n: UInt64) -> Double { seconds > 0 ? Double(n) / seconds : 0 }
 
@@ -117,9 +126,12 @@ public struct BenchReport: Sendable {
             JSONMember("url", .string(url)),
             JSONMember("clients", .number(Double(clients))),
             JSONMember("draggers", .number(Double(draggers))),
+            JSONMember("rooms", .number(Double(rooms))),
+            JSONMember("slowPercent", .number(slowPercent)),
             JSONMember("hz", .number(hz)),
             JSONMember("seconds", .number(seconds)),
             JSONMember("passed", .bool(passed)),
+            JSONMember("valid", .bool(generatorWasFast)),
             JSONMember("updates", .object([
                 JSONMember("offered", .number(Double(offered))),
                 JSONMember("delivered", .number(Double(delivered))),
@@ -134,17 +146,9 @@ public struct BenchReport: Sendable {
                 JSONMember("count", .number(Double(bytes))),
                 JSONMember("perSecond", .number(bytesPerSecond)),
             ])),
-            JSONMember("latencyNs", .object([
-                JSONMember("count", .number(Double(latency.count))),
-                JSONMember("min", .number(Double(latency.min))),
-                JSONMember("mean", .number(latency.mean)),
-                JSONMember("p50", .number(Double(latency.percentile(50)))),
-                JSONMember("p90", .number(Double(latency.percentile(90)))),
-                JSONMember("p99", .number(Double(latency.percentile(99)))),
-                JSONMember("p99.9", .number(Double(latency.percentile(99.9)))),
-                JSONMember("max", .number(Double(latency.max))),
-                JSONMember("clamped", .number(Double(latency.clampedCount))),
-            ])),
+            JSONMember("latencyNs", Self.json(latency)),
+            JSONMember("fastLatencyNs", fastLatency.map(Self.json) ?? .null),
+            JSONMember("slowLatencyNs", slowLatency.map(Self.json) ?? .null),
             JSONMember("connectErrors", .number(Double(connectErrors))),
             JSONMember("rejects", .number(Double(rejects))),
             JSONMember("violations", .array(violations.map { v in
@@ -153,6 +157,12 @@ public struct BenchReport: Sendable {
             })),
             JSONMember("serverCPU", cpu(server, perUpdate: true)),
             JSONMember("generatorCPU", cpu(generator, perUpdate: false)),
+            JSONMember("idle", idle.map { idle in
+                .object([JSONMember("connections", .number(Double(idle.connections))),
+                         JSONMember("rssBeforeBytes", .number(Double(idle.rssBefore))),
+                         JSONMember("rssAfterBytes", .number(Double(idle.rssAfter))),
+                         JSONMember("bytesPerConnection", .number(idle.bytesPerConnection))])
+            } ?? .null),
             JSONMember("timeline", .array(timeline.map { point in
                 var members = [JSONMember("t", .number(point.seconds)), JSONMember("count", .number(Double(point.count)))]
                 for (name, value) in zip(LatencyPoint.names, point.values) {
@@ -171,6 +181,20 @@ public struct BenchReport: Sendable {
         return writer.bytes
     }
 
+    private static func json(_ latency: LatencyHistogram) -> JSON {
+        .object([
+            JSONMember("count", .number(Double(latency.count))),
+            JSONMember("min", .number(Double(latency.min))),
+            JSONMember("mean", .number(latency.mean)),
+            JSONMember("p50", .number(Double(latency.percentile(50)))),
+            JSONMember("p90", .number(Double(latency.percentile(90)))),
+            JSONMember("p99", .number(Double(latency.percentile(99)))),
+            JSONMember("p99.9", .number(Double(latency.percentile(99.9)))),
+            JSONMember("max", .number(Double(latency.max))),
+            JSONMember("clamped", .number(Double(latency.clampedCount))),
+        ])
+    }
+
     private func cpu(_ usage: CPUUsage?, perUpdate: Bool) -> JSON {
         guard let usage else { return .null }
         var members = [JSONMember("seconds", .number(usage.seconds)),
@@ -187,10 +211,22 @@ public struct BenchReport: Sendable {
     /// The summary for a person, a few lines.
     public var summary: String {
         var lines: [String] = []
-        lines.append("tandem-bench \(scenario): \(clients) clients, \(draggers) draggers at \(Format.fixed(hz, hz == hz.rounded() ? 0 : 1)) Hz, \(Format.fixed(seconds, 1)) s measured")
+        if let idle {
+            lines.append("tandem-bench \(scenario): \(idle.connections) idle connections")
+            lines.append("memory   server RSS \(Format.bytes(Double(idle.rssBefore))) before, \(Format.bytes(Double(idle.rssAfter))) after: \(Format.bytes(idle.bytesPerConnection)) per connection")
+            lines.append("errors   \(connectErrors) connect errors")
+            lines.append(passed ? "PASS" : "FAIL")
+            return lines.joined(separator: "\n")
+        }
+        let where_ = rooms > 1 ? " in \(rooms) rooms" : ""
+        lines.append("tandem-bench \(scenario): \(clients) clients\(where_), \(draggers) draggers\(rooms > 1 ? " per room" : "") at \(Format.fixed(hz, hz == hz.rounded() ? 0 : 1)) Hz, \(Format.fixed(seconds, 1)) s measured")
         lines.append("updates  offered \(Format.count(Double(offered))), delivered \(Format.count(Double(delivered))) (\(Format.percent(deliveredShare))), \(Format.fixed(updatesPerFrame, 2)) per frame")
         lines.append("traffic  \(Format.count(framesPerSecond)) frames/s, \(Format.bytes(bytesPerSecond))/s")
         lines.append("latency  p50 \(Format.duration(latency.percentile(50)))  p90 \(Format.duration(latency.percentile(90)))  p99 \(Format.duration(latency.percentile(99)))  p99.9 \(Format.duration(latency.percentile(99.9)))  max \(Format.duration(latency.max))  (\(Format.count(Double(latency.count))) samples)")
+        if let fastLatency, let slowLatency {
+            lines.append("fast     p50 \(Format.duration(fastLatency.percentile(50)))  p99 \(Format.duration(fastLatency.percentile(99)))  max \(Format.duration(fastLatency.max))  (\(Format.percent(1 - slowPercent / 100)) of receivers)")
+            lines.append("slow     p50 \(Format.duration(slowLatency.percentile(50)))  p99 \(Format.duration(slowLatency.percentile(99)))  max \(Format.duration(slowLatency.max))  (\(Format.percent(slowPercent / 100)) of receivers)")
+        }
         if let server {
             let per = serverCPUPerUpdate.map { Format.duration($0 * 1e9) } ?? "-"
             lines.append("server   \(Format.percent(server.coreShare)) of a core, \(per) CPU per delivered update")
@@ -199,8 +235,8 @@ public struct BenchReport: Sendable {
             lines.append("generator \(Format.percent(generator.coreShare)) of a core\(generatorWasFast ? "" : " — over \(Format.percent(Self.generatorLimit)): INVALID RUN")")
         }
         lines.append("errors   \(connectErrors) connect errors, \(rejects) rejects, \(violations.count) violations")
-        for violation in violations.prefix(10) { lines.append("  VIOLATION \(violation)") }
-        if violations.count > 10 { lines.append("  ... and \(violations.count - 10) more") }
+        for violation in violations.prefix(20) { lines.append("violation: \(violation)") }
+        if violations.count > 20 { lines.append("  ... and \(violations.count - 20) more") }
         lines.append(passed ? "PASS" : "FAIL")
         return lines.joined(separator: "\n")
     }
@@ -256,5 +292,23 @@ public struct Progress: Sendable, Hashable {
 
     private func pad(_ s: String, _ width: Int) -> String {
         String(repeating: " ", count: Swift.max(0, width - s.count)) + s
+    }
+}
+
+/// The server's resident memory around a run of idle connections (`--idle`).
+public struct IdleMemory: Sendable, Hashable {
+    public var connections: Int
+    public var rssBefore: Int64
+    public var rssAfter: Int64
+
+    public init(connections: Int, rssBefore: Int64, rssAfter: Int64) {
+        self.connections = connections
+        self.rssBefore = rssBefore
+        self.rssAfter = rssAfter
+    }
+
+    /// What each connection added to the server's RSS, in bytes.
+    public var bytesPerConnection: Double {
+        connections > 0 ? Double(rssAfter - rssBefore) / Double(connections) : 0
     }
 }

@@ -10,18 +10,21 @@ public enum Observation: Sendable, Hashable {
     case notAMove
 }
 
-/// Turns the slider values receivers see back into the moves that produced
-/// them (see `MoveCode`) and records each move's latency from its scheduled
+/// Turns the positions receivers see back into the moves that produced
+/// them (see `MoveTrack`) and records each move's latency from its scheduled
 /// time (see `OpenLoopSchedule`), once per receiver and move.
 ///
 /// Conflation means a receiver may skip moves; it then records the ones it
 /// sees. `delivered` counts recorded moves, so `delivered` against the moves
-/// offered says how much conflation folded.
+/// offered says how much conflation folded. Receivers can be put in groups
+/// (the bench's fast and slow readers), each with a histogram of its own.
 public struct LatencyRecorder: Sendable {
     /// Every latency recorded.
     public private(set) var total: LatencyHistogram
     /// The latencies recorded since the last `takeInterval()`.
     public private(set) var interval: LatencyHistogram
+    /// Every latency recorded, per receiver group.
+    public private(set) var groups: [LatencyHistogram]
     /// Moves recorded (new to their receiver).
     public private(set) var delivered: UInt64 = 0
     /// Moves a receiver saw again (the commit at a gesture's end, a repeated preview).
@@ -29,47 +32,41 @@ public struct LatencyRecorder: Sendable {
     /// States that reflected no move.
     public private(set) var unrelated: UInt64 = 0
 
-    private var tracks: [String: Int] = [:]
+    public private(set) var tracks: [MoveTrack] = []
     private var schedules: [OpenLoopSchedule] = []
     /// Per receiver, per track: the newest move seen, -1 for none.
     private var lastSeen: [[Int]] = []
 
-    public init(significantDigits: Int = 3, highestTrackable: UInt64 = 3_600_000_000_000) {
+    public init(groups: Int = 1, significantDigits: Int = 3, highestTrackable: UInt64 = 3_600_000_000_000) {
         total = LatencyHistogram(significantDigits: significantDigits, highestTrackable: highestTrackable)
         interval = total
+        self.groups = Array(repeating: total, count: Swift.max(1, groups))
     }
 
-    /// The controls being dragged, in the order they were added.
-    public var movers: [String] {
-        tracks.sorted { $0.value < $1.value }.map(\.key)
-    }
-
-    /// Declares that `control` is dragged on `schedule`.
-    public mutating func addMover(control: String, schedule: OpenLoopSchedule) {
-        if let track = tracks[control] {
-            schedules[track] = schedule
-            for r in lastSeen.indices { lastSeen[r][track] = -1 }
-            return
-        }
-        tracks[control] = schedules.count
+    /// Declares that `track` is dragged on `schedule`; returns the track's number.
+    @discardableResult
+    public mutating func addTrack(_ track: MoveTrack, schedule: OpenLoopSchedule) -> Int {
+        tracks.append(track)
         schedules.append(schedule)
         for r in lastSeen.indices { lastSeen[r].append(-1) }
+        return tracks.count - 1
     }
 
-    /// The schedule `control` is dragged on, if a dragger drives it.
-    public func schedule(of control: String) -> OpenLoopSchedule? {
-        tracks[control].map { schedules[$0] }
+    /// The schedule track `number` is dragged on.
+    public func schedule(ofTrack number: Int) -> OpenLoopSchedule {
+        schedules[number]
     }
 
-    /// Receiver `receiver` (a small number from 0) saw `control` at slider `value` at time `receipt`.
-    public mutating func observe(receiver: Int, control: String, value: Double, at receipt: UInt64) -> Observation {
-        guard let track = tracks[control] else {
+    /// Receiver `receiver` (a small number from 0, in `group`) saw track
+    /// `number` at grid position `position` at time `receipt`.
+    public mutating func observe(receiver: Int, track number: Int, position: Int, at receipt: UInt64, group: Int = 0) -> Observation {
+        guard tracks.indices.contains(number) else {
             unrelated += 1
             return .notAMove
         }
-        let schedule = schedules[track]
+        let schedule = schedules[number]
         let due = schedule.movesDue(at: receipt)
-        guard due > 0, let move = MoveCode.move(fromValue: value, latest: due - 1) else {
+        guard due > 0, let move = tracks[number].move(fromPosition: position, latest: due - 1) else {
             unrelated += 1
             return .notAMove
         }
@@ -77,25 +74,26 @@ public struct LatencyRecorder: Sendable {
         while lastSeen.count <= receiver {
             lastSeen.append(Array(repeating: -1, count: schedules.count))
         }
-        guard move > lastSeen[receiver][track] else {
+        guard move > lastSeen[receiver][number] else {
             repeated += 1
             return .repeated(move: move)
         }
-        lastSeen[receiver][track] = move
+        lastSeen[receiver][number] = move
         let latency = schedule.latency(ofMove: move, receivedAt: receipt)
         total.record(latency)
         interval.record(latency)
+        groups[Swift.min(Swift.max(group, 0), groups.count - 1)].record(latency)
         delivered += 1
         return .recorded(move: move, latency: latency)
     }
 
-    /// The same for a whole state: a slider's value counts, anything else is no move.
-    public mutating func observe(receiver: Int, control: String, state: ControlState, at receipt: UInt64) -> Observation {
-        guard case let .slider(value) = state else {
+    /// The same for a whole state: the track's thumb in it, if on the grid.
+    public mutating func observe(receiver: Int, track number: Int, state: ControlState, at receipt: UInt64, group: Int = 0) -> Observation {
+        guard tracks.indices.contains(number), let position = tracks[number].position(in: state) else {
             unrelated += 1
             return .notAMove
         }
-        return observe(receiver: receiver, control: control, value: value, at: receipt)
+        return observe(receiver: receiver, track: number, position: position, at: receipt, group: group)
     }
 
     /// The interval's latencies, leaving the interval empty (the progress line's once-a-second sample).
@@ -103,5 +101,12 @@ public struct LatencyRecorder: Sendable {
         let taken = interval
         interval.reset()
         return taken
+    }
+
+    /// Forgets everything recorded (not the tracks): the start of the measured window.
+    public mutating func resetHistograms() {
+        total.reset()
+        interval.reset()
+        for g in groups.indices { groups[g].reset() }
     }
 }

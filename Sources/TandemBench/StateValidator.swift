@@ -63,8 +63,7 @@ public struct StateValidator: Sendable {
 
     /// Every violation in an `update` frame's `changes` and `gestures`.
     public func violations(inUpdate json: JSON) -> [Violation] {
-        var view: ClientView?
-        return absorb(json, into: &view)
+        decode(update: json).violations
     }
 
     /// A client's view from its welcome, and whatever in the welcome is illegal.
@@ -103,15 +102,34 @@ public struct StateValidator: Sendable {
                 violations.append(Violation(control: control.id, reason: "missing from the welcome"))
             }
         }
-        violations += gestures(json["gestures"])
-        return (view, violations)
+        var welcomeGestures = DecodedUpdate()
+        gestures(json["gestures"], into: &welcomeGestures)
+        return (view, violations + welcomeGestures.violations)
     }
 
     /// Checks an `update` frame and lays its `changes` over `view`.
     public func apply(update json: JSON, to view: inout ClientView) -> [Violation] {
-        var optional: ClientView? = view
-        let violations = absorb(json, into: &optional)
-        if let optional { view = optional }
+        let update = decode(update: json)
+        return update.violations + apply(update, to: &view)
+    }
+
+    /// Lays a decoded update's legal `changes` over `view`: a revision must
+    /// never go back, and one revision means one state. Returns what broke that.
+    /// (The update's own violations are not repeated here.)
+    public func apply(_ update: DecodedUpdate, to view: inout ClientView) -> [Violation] {
+        var violations: [Violation] = []
+        for change in update.changes {
+            let known = view.revisions[change.index]
+            let id = schema.controls[change.index].id
+            if change.revision < known {
+                violations.append(Violation(control: id, reason: "revision went back from \(known) to \(change.revision)"))
+            } else if change.revision == known, view.states[change.index] != change.state {
+                violations.append(Violation(control: id, reason: "a different state at the same revision \(change.revision)"))
+            } else {
+                view.states[change.index] = change.state
+                view.revisions[change.index] = change.revision
+            }
+        }
         return violations
     }
 
@@ -195,87 +213,84 @@ public struct StateValidator: Sendable {
         }
     }
 
-    /// The checks of an update; its changes go into `view` when there is one.
-    private func absorb(_ json: JSON, into view: inout ClientView?) -> [Violation] {
+    /// Checks an `update` frame once, whoever received it: every state must be
+    /// legal. The legal entries come back decoded, for `apply(_:to:)` and for
+    /// the latency recorder.
+    public func decode(update json: JSON) -> DecodedUpdate {
+        var update = DecodedUpdate()
         guard json["type"]?.stringValue == "update" else {
-            return [Violation(control: nil, reason: "not an update frame")]
+            update.violations.append(Violation(control: nil, reason: "not an update frame"))
+            return update
         }
-        var violations: [Violation] = []
         if let changes = json["changes"] {
             guard let entries = changes.arrayValue else {
-                return [Violation(control: nil, reason: "changes is \(changes.typeName), not an array")]
+                update.violations.append(Violation(control: nil, reason: "changes is \(changes.typeName), not an array"))
+                return update
             }
             for entry in entries {
                 guard let id = entry["control"]?.stringValue else {
-                    violations.append(Violation(control: nil, reason: "change without a control id"))
+                    update.violations.append(Violation(control: nil, reason: "change without a control id"))
                     continue
                 }
                 guard let index = schema.index(of: id) else {
-                    violations.append(Violation(control: id, reason: "unknown control"))
+                    update.violations.append(Violation(control: id, reason: "unknown control"))
                     continue
                 }
                 guard let stateJSON = entry["state"] else {
-                    violations.append(Violation(control: id, reason: "change without a state"))
+                    update.violations.append(Violation(control: id, reason: "change without a state"))
                     continue
                 }
                 guard let rev = revision(entry) else {
-                    violations.append(Violation(control: id, reason: "change without a whole-number rev"))
+                    update.violations.append(Violation(control: id, reason: "change without a whole-number rev"))
                     continue
                 }
                 switch check(schema.controls[index], state: stateJSON) {
                 case let .success(state):
-                    guard view != nil else { continue }
-                    let known = view!.revisions[index]
-                    if rev < known {
-                        violations.append(Violation(control: id, reason: "revision went back from \(known) to \(rev)"))
-                    } else if rev == known, view!.states[index] != state {
-                        violations.append(Violation(control: id, reason: "a different state at the same revision \(rev)"))
-                    } else {
-                        view!.states[index] = state
-                        view!.revisions[index] = rev
-                    }
+                    update.changes.append(DecodedUpdate.Change(index: index, state: state, revision: rev))
                 case let .failure(violation):
-                    violations.append(violation)
+                    update.violations.append(violation)
                 }
             }
         }
-        violations += gestures(json["gestures"])
-        return violations
+        gestures(json["gestures"], into: &update)
+        return update
     }
 
-    private func gestures(_ json: JSON?) -> [Violation] {
-        guard let json else { return [] }
+    private func gestures(_ json: JSON?, into update: inout DecodedUpdate) {
+        guard let json else { return }
         guard let entries = json.arrayValue else {
-            return [Violation(control: nil, reason: "gestures is \(json.typeName), not an array")]
+            update.violations.append(Violation(control: nil, reason: "gestures is \(json.typeName), not an array"))
+            return
         }
-        var violations: [Violation] = []
         for entry in entries {
             guard let id = entry["control"]?.stringValue else {
-                violations.append(Violation(control: nil, reason: "gesture without a control id"))
+                update.violations.append(Violation(control: nil, reason: "gesture without a control id"))
                 continue
             }
             guard let index = schema.index(of: id) else {
-                violations.append(Violation(control: id, reason: "unknown control"))
+                update.violations.append(Violation(control: id, reason: "unknown control"))
                 continue
             }
             let control = schema.controls[index]
             guard let thumbName = entry["thumb"]?.stringValue, let thumb = Thumb(rawValue: thumbName), control.has(thumb) else {
-                violations.append(Violation(control: id, reason: "gesture on a thumb the control does not have"))
+                update.violations.append(Violation(control: id, reason: "gesture on a thumb the control does not have"))
                 continue
             }
             guard let phase = entry["phase"]?.stringValue, ["begin", "move", "end", "cancel"].contains(phase) else {
-                violations.append(Violation(control: id, reason: "gesture without a known phase"))
+                update.violations.append(Violation(control: id, reason: "gesture without a known phase"))
                 continue
             }
             guard let stateJSON = entry["state"] else {
-                violations.append(Violation(control: id, reason: "gesture without a state"))
+                update.violations.append(Violation(control: id, reason: "gesture without a state"))
                 continue
             }
-            if case let .failure(violation) = check(control, state: stateJSON) {
-                violations.append(violation)
+            switch check(control, state: stateJSON) {
+            case let .success(state):
+                update.gestures.append(DecodedUpdate.Gesture(index: index, thumb: thumb, state: state))
+            case let .failure(violation):
+                update.violations.append(violation)
             }
         }
-        return violations
     }
 
     private func revision(_ entry: JSON) -> Int? {
@@ -288,4 +303,26 @@ public struct StateValidator: Sendable {
         writer.append(state: state)
         return String(decoding: writer.bytes, as: UTF8.self)
     }
+}
+
+/// An `update` frame checked against the schema once (`StateValidator.decode(update:)`):
+/// what is illegal in it, and its legal entries.
+public struct DecodedUpdate: Sendable, Hashable {
+    public struct Change: Sendable, Hashable {
+        public var index: Int
+        public var state: ControlState
+        public var revision: Int
+    }
+
+    public struct Gesture: Sendable, Hashable {
+        public var index: Int
+        public var thumb: Thumb
+        public var state: ControlState
+    }
+
+    public var violations: [Violation] = []
+    public var changes: [Change] = []
+    public var gestures: [Gesture] = []
+
+    public init() {}
 }

@@ -17,24 +17,40 @@ struct Flags {
     var json: String?
     var svg: String?
     var pid: Int?
+    var rooms = 1
+    var slow = 0.0
+    var idle = false
+    var eventLoop = "uv"
+    /// The rooms the clients go to: ID, or ID-1 ... ID-R.
+    var roomIDs: [String] = []
 
     static let usage = """
     usage: tandem-bench --url ws://HOST:PORT/rooms/ID [options]
 
       --url URL        the room to load (required), ws://HOST:PORT/rooms/ID
       --clients N      connections to open (default 100)
-      --draggers K     clients that drag, each its own slider (default 4); with K > 0
-                       the bench creates room ID with K sliders through POST /api/rooms
+      --draggers K     clients per room that drag, each its own thumb (default 4): the
+                       room's sliders and colour channels when it has K of them, otherwise
+                       the bench creates room ID of K sliders through POST /api/rooms
+                       (replacing only a room titled tandem-bench)
+      --rooms R        spread the clients over rooms ID-1 ... ID-R, each created as a
+                       bench room of K sliders (default 1: room ID itself)
       --hz R           moves per second per dragger (default 60)
       --duration S     measured seconds (default 10)
       --warmup S       seconds before measuring (default 2)
       --ramp C         connections opened per second (default 1000)
+      --slow P         percent of receivers that read slowly: 10 ms in every 250 ms
+                       (their latency is reported apart from the fast receivers')
+      --idle           memory mode: open --clients idle connections and report the
+                       server's RSS per connection (needs --pid)
+      --event-loop L   uv (epoll, default) or poll
       --json FILE      write the report as JSON
       --svg FILE       write latency over time and the histogram as SVG
       --pid PID        the server's pid: its CPU from /proc/PID/stat
       --help           this text
 
-    Exit status: 0 passed, 1 failed (violations, connect errors, generator over 80 % CPU), 2 usage.
+    Exit status: 0 passed, 1 failed (an illegal state, a final state differing from the
+    server's, connect errors or dropped connections, generator over 80 % CPU), 2 usage.
     """
 
     struct UsageError: Error { var message: String }
@@ -74,12 +90,25 @@ struct Flags {
             case "--json": flags.json = try value(arg)
             case "--svg": flags.svg = try value(arg)
             case "--pid": flags.pid = try int(arg, min: 1)
+            case "--rooms": flags.rooms = try int(arg, min: 1)
+            case "--slow":
+                flags.slow = try double(arg, above: 0, orEqual: true)
+                guard flags.slow <= 100 else { throw UsageError(message: "--slow: a percentage from 0 to 100") }
+            case "--idle": flags.idle = true
+            case "--event-loop":
+                flags.eventLoop = try value(arg)
+                guard ["uv", "poll"].contains(flags.eventLoop) else { throw UsageError(message: "--event-loop: uv or poll, not '\(flags.eventLoop)'") }
             default: throw UsageError(message: "unknown flag '\(arg)'")
             }
             i += 1
         }
         guard !flags.url.isEmpty else { throw UsageError(message: "--url is required") }
-        guard flags.draggers <= flags.clients else { throw UsageError(message: "--draggers must not exceed --clients") }
+        if flags.idle {
+            guard flags.pid != nil else { throw UsageError(message: "--idle needs --pid (the server's RSS is what it measures)") }
+            flags.draggers = 0
+        }
+        guard flags.clients >= flags.rooms else { throw UsageError(message: "--clients must be at least --rooms") }
+        guard flags.draggers * flags.rooms <= flags.clients else { throw UsageError(message: "--draggers times --rooms must not exceed --clients") }
         // ws://HOST:PORT/rooms/ID
         guard flags.url.hasPrefix("ws://") else { throw UsageError(message: "--url must start with ws:// (no TLS)") }
         let rest = flags.url.dropFirst("ws://".count)
@@ -90,6 +119,11 @@ struct Flags {
             throw UsageError(message: "--url path must be /rooms/ID")
         }
         flags.room = String(path.dropFirst("/rooms/".count))
+        if flags.rooms > 1 {
+            flags.roomIDs = (1...flags.rooms).map { "\(flags.room)-\($0)" }
+        } else {
+            flags.roomIDs = [flags.room]
+        }
         if let colon = authority.lastIndex(of: ":") {
             flags.host = String(authority[..<colon])
             guard let port = Int(authority[authority.index(after: colon)...]), port > 0, port < 65536 else {

@@ -22,23 +22,70 @@ func monotonicNow() -> UInt64 {
 
 /// One connection. Small on purpose: the view holds one state per control.
 final class Client {
+    /// Its number: the receiver number for the latency recorder.
     let index: Int
+    /// The room it joins (an index into `Generator.rooms`).
+    let room: Int
+    /// Its dragger slot in the room (0..<K), or -1 for a receiver.
+    let slot: Int
+    /// A slow reader (`--slow`).
+    let slow: Bool
+    /// A probe: opened at the end only to read the server's state from its welcome.
+    let probe: Bool
     var wsi: OpaquePointer?
     var incoming: [UInt8] = []
     var view: ClientView?
+    var welcome: JSON?
     var open = false
-    /// The slider this client drags, or -1 for a receiver.
-    let slider: Int
+    /// The recorder's track this dragger drives, once assigned.
+    var track = -1
     var seq = 0
+    /// The grid position the gesture began at (the committed one).
+    var anchor = 0
     var begun = false
     var nextMove = 0
     var wantsEnd = false
     var ended = false
 
-    init(index: Int, slider: Int) {
+    init(index: Int, room: Int, slot: Int, slow: Bool, probe: Bool = false) {
         self.index = index
-        self.slider = slider
+        self.room = room
+        self.slot = slot
+        self.slow = slow
+        self.probe = probe
     }
+}
+
+/// The bytes of a frame as a dictionary key, hashed in one pass.
+struct FrameKey: Hashable {
+    let bytes: [UInt8]
+
+    func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+}
+
+/// One room of the run: its path, its schema's validator and the tracks dragged in it.
+final class RoomRun {
+    let id: String
+    let path: UnsafeMutablePointer<CChar>
+    var validator: StateValidator?
+    /// The thumbs the room offers to drag, from its first welcome.
+    var available: [MoveTrack] = []
+    /// Per control index: the recorder tracks on that control.
+    var tracksOnControl: [[Int]] = []
+    /// Open connections in the room (what one move is offered to).
+    var connected = 0
+    /// Decoded update frames by their bytes: a server sends the same bytes to
+    /// many receivers, so each distinct frame is parsed and checked once.
+    var decoded: [FrameKey: DecodedUpdate] = [:]
+
+    init(id: String) {
+        self.id = id
+        path = strdup("/rooms/\(id)")
+    }
+
+    deinit { free(path) }
 }
 
 /// One lws client context and one event loop holding every connection.
@@ -48,17 +95,17 @@ final class Generator {
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let protocolName: UnsafeMutablePointer<CChar>
     private let hostC: UnsafeMutablePointer<CChar>
-    private let pathC: UnsafeMutablePointer<CChar>
     private let originC: UnsafeMutablePointer<CChar>
     private let timer: UnsafeMutablePointer<tandem_timer>
+    private var uvLoop: UnsafeMutableRawPointer?
+    private var foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
     private let pre = tandem_lws_pre()
     private var scratch: UnsafeMutableRawPointer
     private var scratchCapacity = 4096
 
     var clients: [Client] = []
-    var validator: StateValidator?
-    var recorder = LatencyRecorder()
-    var schedules: [OpenLoopSchedule] = []
+    var rooms: [RoomRun]
+    var recorder: LatencyRecorder
     /// Violations kept (the first 1,000) and counted.
     var violations: [Violation] = []
     var violationCount = 0
@@ -68,21 +115,22 @@ final class Generator {
     var connected = 0
     var frames: UInt64 = 0
     var bytes: UInt64 = 0
-    /// Frames and bytes received and moves offered (moves sent times their receivers), since start.
+    /// Moves offered: each move sent times the clients in its room.
     var offered: UInt64 = 0
-    /// Moves sent while measuring.
-    var movesSent: UInt64 = 0
     var measuring = false
     /// Set by the scenario when the loop should stop.
     var done = false
+    /// Set when the scenario closes every connection on purpose.
+    var closingAll = false
     /// Called by the 1 ms timer.
     var onTick: (() -> Void)?
 
     init(flags: Flags) throws(HTTP.Failure) {
         self.flags = flags
+        rooms = flags.roomIDs.map(RoomRun.init)
+        recorder = LatencyRecorder(groups: 2)
         protocolName = strdup("tandem.v1")
         hostC = strdup(flags.host)
-        pathC = strdup("/rooms/\(flags.room)")
         originC = strdup(flags.port == 80 ? flags.host : "\(flags.host):\(flags.port)")
         protocols = .allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
@@ -99,8 +147,17 @@ final class Generator {
         info.port = CONTEXT_PORT_NO_LISTEN
         info.protocols = UnsafePointer(protocols)
         info.user = Unmanaged.passUnretained(self).toOpaque()
-        info.options = UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
-        info.fd_limit_per_thread = UInt32(max(1024, flags.clients + 64))
+        var options = UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
+        if flags.eventLoop == "uv" {
+            guard let loop = tandem_uv_loop_create() else { throw HTTP.Failure(description: "cannot create a libuv loop") }
+            options |= UInt64(LWS_SERVER_OPTION_LIBUV)
+            uvLoop = loop
+            foreignLoops = .allocate(capacity: 1)
+            foreignLoops?.initialize(to: loop)
+            info.foreign_loops = foreignLoops
+        }
+        info.options = options
+        info.fd_limit_per_thread = UInt32(max(1024, flags.clients + flags.rooms + 64))
         guard let context = lws_create_context(&info) else { throw HTTP.Failure(description: "cannot create the libwebsockets client context") }
         self.context = context
         timer.pointee.context = context
@@ -116,10 +173,10 @@ final class Generator {
         protocols.deallocate()
         free(protocolName)
         free(hostC)
-        free(pathC)
         free(originC)
         timer.deallocate()
         scratch.deallocate()
+        foreignLoops?.deallocate()
     }
 
     func shutdown() {
@@ -127,12 +184,20 @@ final class Generator {
         tandem_timer_cancel(timer)
         lws_context_destroy(context)
         self.context = nil
+        if let uvLoop {
+            tandem_uv_loop_finish(uvLoop)
+            self.uvLoop = nil
+        }
     }
 
     /// Runs the loop until `done`.
     func run() {
         guard let context else { return }
-        while !done, lws_service(context, 0) >= 0 {}
+        if let uvLoop {
+            while !done, tandem_uv_run_once(uvLoop) >= 0 {}
+        } else {
+            while !done, lws_service(context, 0) >= 0 {}
+        }
     }
 
     private func tick() {
@@ -146,7 +211,7 @@ final class Generator {
         info.context = context
         info.address = UnsafePointer(hostC)
         info.port = Int32(flags.port)
-        info.path = UnsafePointer(pathC)
+        info.path = UnsafePointer(rooms[client.room].path)
         info.host = UnsafePointer(hostC)
         info.origin = UnsafePointer(originC)
         info.protocol = UnsafePointer(protocolName)
@@ -160,6 +225,11 @@ final class Generator {
         if let wsi = client.wsi, client.open { lws_callback_on_writable(wsi) }
     }
 
+    /// Stops or resumes reading from `client`'s socket (slow readers).
+    func setReading(_ client: Client, _ reading: Bool) {
+        if let wsi = client.wsi, client.open { lws_rx_flow_control(wsi, reading ? 1 : 0) }
+    }
+
     fileprivate func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         guard let tag = lws_get_opaque_user_data(wsi) else { return 0 }
         let index = Int(bitPattern: tag) - 1
@@ -169,18 +239,20 @@ final class Generator {
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
             client.wsi = wsi
             client.open = true
-            connected += 1
-            if client.slider >= 0 { lws_callback_on_writable(wsi) }
+            if !client.probe {
+                connected += 1
+                rooms[client.room].connected += 1
+            }
         case LWS_CALLBACK_CLIENT_RECEIVE:
             let receipt = monotonicNow()
             if let input, length > 0 {
                 client.incoming.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
             }
-            bytes += UInt64(length)
+            if !client.probe { bytes += UInt64(length) }
             guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
-            frames += 1
             let message = client.incoming
-            client.incoming.removeAll(keepingCapacity: client.incoming.capacity <= 4096)
+            client.incoming.removeAll(keepingCapacity: true)
+            if !client.probe { frames += 1 }
             received(message, by: client, at: receipt)
         case LWS_CALLBACK_CLIENT_WRITEABLE:
             return writable(client, wsi)
@@ -194,8 +266,14 @@ final class Generator {
         case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             if client.open {
                 client.open = false
-                connected -= 1
-                if !closingAll { droppedConnections += 1 }
+                if !client.probe {
+                    connected -= 1
+                    rooms[client.room].connected -= 1
+                    if !closingAll {
+                        droppedConnections += 1
+                        if droppedConnections <= 5 { printError("connection \(index) was closed by the server") }
+                    }
+                }
             }
             if reason == LWS_CALLBACK_CLIENT_CLOSED { client.wsi = nil }
         default:
@@ -204,29 +282,26 @@ final class Generator {
         return 0
     }
 
-    /// Set when the scenario closes every connection on purpose.
-    var closingAll = false
-
     private func writable(_ client: Client, _ wsi: OpaquePointer) -> Int32 {
         if closingAll {
-            return tandem_write_close(wsi, 1000, "bench done", 10) < 0 ? -1 : -1
+            _ = tandem_write_close(wsi, 1000, "bench done", 10)
+            return -1
         }
-        guard client.slider >= 0, !client.ended, client.slider < schedules.count || !client.begun else { return 0 }
-        let control = MoveCode.sliderID(client.slider)
+        guard client.track >= 0, !client.ended else { return 0 }
+        let track = recorder.tracks[client.track]
         client.seq += 1
         if !client.begun {
             client.begun = true
-            send(MoveCode.beginMessage(seq: client.seq, control: control), wsi)
-            lws_callback_on_writable(wsi)
+            client.anchor = client.view.flatMap { track.position(in: $0.states[track.controlIndex]) } ?? 0
+            send(track.beginMessage(seq: client.seq), wsi)
             return 0
         }
         if client.wantsEnd {
             client.ended = true
-            send(Self.endMessage(seq: client.seq, control: control), wsi)
+            send(track.endMessage(seq: client.seq), wsi)
             return 0
         }
-        let schedule = schedules[client.slider]
-        let due = schedule.movesDue(at: monotonicNow())
+        let due = recorder.schedule(ofTrack: client.track).movesDue(at: monotonicNow())
         guard due > client.nextMove else {
             client.seq -= 1
             return 0
@@ -234,14 +309,9 @@ final class Generator {
         // Open loop: the latest due move goes out; its latency counts from its scheduled time.
         let n = due - 1
         client.nextMove = due
-        send(MoveCode.moveMessage(seq: client.seq, control: control, move: n), wsi)
-        offered += UInt64(connected) // every client, the dragger too, is sent the preview
-        if measuring { movesSent += 1 }
+        send(track.moveMessage(seq: client.seq, move: n, anchor: client.anchor), wsi)
+        offered += UInt64(rooms[client.room].connected) // every client, the dragger too, is sent the preview
         return 0
-    }
-
-    static func endMessage(seq: Int, control: String) -> [UInt8] {
-        Array("{\"type\":\"drag\",\"seq\":\(seq),\"control\":\"\(control)\",\"phase\":\"end\"}".utf8)
     }
 
     private func send(_ message: [UInt8], _ wsi: OpaquePointer) {
@@ -255,14 +325,38 @@ final class Generator {
         _ = tandem_write_text(wsi, scratch.assumingMemoryBound(to: UInt8.self), message.count)
     }
 
-    private func violate(_ found: [Violation]) {
+    func violate(_ found: [Violation]) {
         guard !found.isEmpty else { return }
         violationCount += found.count
         for v in found where violations.count < 1000 { violations.append(v) }
     }
 
-    /// Parses a whole message: welcome, update or reject.
+    /// One whole message: welcome, update or reject.
     private func received(_ message: [UInt8], by client: Client, at receipt: UInt64) {
+        let room = rooms[client.room]
+        // Updates dominate, and most reach many receivers byte for byte: decode each once.
+        if let validator = room.validator, var view = client.view {
+            let key = FrameKey(bytes: message)
+            if let update = room.decoded[key] {
+                absorb(update, into: &view, by: client, in: room, validator: validator, at: receipt)
+                client.view = view
+                return
+            }
+            if message.starts(with: Self.updatePrefix) {
+                let update: DecodedUpdate
+                do {
+                    update = validator.decode(update: try JSONParser.parse(message))
+                } catch {
+                    violate([Violation(control: nil, reason: "unparsable frame: \(error.description)")])
+                    return
+                }
+                if room.decoded.count >= 4096 { room.decoded.removeAll(keepingCapacity: true) }
+                room.decoded[key] = update
+                absorb(update, into: &view, by: client, in: room, validator: validator, at: receipt)
+                client.view = view
+                return
+            }
+        }
         let json: JSON
         do {
             json = try JSONParser.parse(message)
@@ -272,36 +366,77 @@ final class Generator {
         }
         switch json["type"]?.stringValue {
         case "welcome":
-            if validator == nil {
+            if room.validator == nil {
                 do {
-                    validator = try StateValidator(welcome: json)
+                    let validator = try StateValidator(welcome: json)
+                    room.validator = validator
+                    room.available = MoveTrack.tracks(in: validator.schema)
+                    room.tracksOnControl = Array(repeating: [], count: validator.schema.controls.count)
                 } catch {
                     violate([Violation(control: nil, reason: "welcome schema: \(error)")])
                     return
                 }
             }
-            guard let validator else { return }
+            guard let validator = room.validator else { return }
             let (view, found) = validator.view(fromWelcome: json)
             client.view = view
+            if client.probe { client.welcome = json }
             violate(found)
         case "update":
-            guard let validator, var view = client.view else { return }
-            violate(validator.apply(update: json, to: &view))
-            client.view = view
-            for key in ["gestures", "changes"] {
-                guard let entries = json[key]?.arrayValue else { continue }
-                for entry in entries {
-                    guard let id = entry["control"]?.stringValue, recorder.schedule(of: id) != nil,
-                          let stateJSON = entry["state"],
-                          case let .success(state) = validator.check(control: id, state: stateJSON) else { continue }
-                    _ = recorder.observe(receiver: client.index, control: id, state: state, at: receipt)
-                }
+            // An update before any welcome, or one that did not start like the usual ones.
+            guard let validator = room.validator, var view = client.view else {
+                violate([Violation(control: nil, reason: "an update before the welcome")])
+                return
             }
+            let update = validator.decode(update: json)
+            absorb(update, into: &view, by: client, in: room, validator: validator, at: receipt)
+            client.view = view
         case "reject":
             rejects += 1
+            if rejects <= 5 { printError("reject: \(String(decoding: message.prefix(300), as: UTF8.self))") }
         default:
             break
         }
+    }
+
+    private static let updatePrefix = Array("{\"type\":\"update\"".utf8)
+
+    /// Lays one decoded update over a client's view and records the moves it shows.
+    private func absorb(_ update: DecodedUpdate, into view: inout ClientView, by client: Client, in room: RoomRun,
+                        validator: StateValidator, at receipt: UInt64) {
+        violate(update.violations)
+        violate(validator.apply(update, to: &view))
+        guard !client.probe else { return }
+        let group = client.slow ? 1 : 0
+        for gesture in update.gestures {
+            for track in room.tracksOnControl[gesture.index] where recorder.tracks[track].thumb == gesture.thumb {
+                _ = recorder.observe(receiver: client.index, track: track, state: gesture.state, at: receipt, group: group)
+            }
+        }
+        for change in update.changes {
+            for track in room.tracksOnControl[change.index] {
+                _ = recorder.observe(receiver: client.index, track: track, state: change.state, at: receipt, group: group)
+            }
+        }
+    }
+
+    /// Gives room `room`'s draggers their tracks on `schedules` (one per slot);
+    /// `nil` when the room has fewer thumbs than draggers.
+    func assignTracks(room index: Int, schedules: [OpenLoopSchedule]) -> String? {
+        let room = rooms[index]
+        guard room.available.count >= schedules.count else {
+            return "room '\(room.id)' has \(room.available.count) thumbs to drag, fewer than --draggers \(schedules.count)"
+        }
+        for (slot, schedule) in schedules.enumerated() {
+            let track = room.available[slot]
+            let number = recorder.addTrack(track, schedule: schedule)
+            room.tracksOnControl[track.controlIndex].append(number)
+            for client in clients where client.room == index && client.slot == slot {
+                client.track = number
+                requestWrite(client)
+            }
+        }
+        return nil
     }
 }
 

@@ -12,6 +12,8 @@ enum HTTP {
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
+        /// The server could not be reached at all (rather than answering oddly).
+        var connecting = false
     }
 
     /// One request with `Connection: close`; the response is read to EOF.
@@ -21,7 +23,7 @@ enum HTTP {
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?
         guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else {
-            throw Failure(description: "cannot resolve \(host)")
+            throw Failure(description: "cannot resolve \(host)", connecting: true)
         }
         defer { freeaddrinfo(list) }
         var fd: Int32 = -1
@@ -34,7 +36,7 @@ enum HTTP {
             }
             node = current.pointee.ai_next
         }
-        guard fd >= 0 else { throw Failure(description: "cannot connect to \(host):\(port): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else { throw Failure(description: "cannot connect to \(host):\(port): \(String(cString: strerror(errno)))", connecting: true) }
         defer { Glibc.close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

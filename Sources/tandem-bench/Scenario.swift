@@ -24,6 +24,11 @@ func readProcStat(_ pid: Int) -> ProcStat? {
     return ProcStat(parsing: String(decoding: buffer[0..<n], as: UTF8.self))
 }
 
+/// The server's resident set, in bytes, from `/proc/PID/stat`.
+func serverRSS(_ pid: Int) -> Int64? {
+    readProcStat(pid).map { $0.rssPages * Int64(sysconf(Int32(_SC_PAGESIZE))) }
+}
+
 /// One run: room set-up, ramp, warm-up, measurement, end, final comparison, report.
 final class Scenario {
     let flags: Flags
@@ -38,9 +43,9 @@ final class Scenario {
     private var nextSecond = 0
     private var measureStart: UInt64 = 0
     private var measureEnd: UInt64 = 0
+    private var probeAt: UInt64 = 0
     private var closeAt: UInt64 = 0
     private var finishBy: UInt64 = 0
-    private var measured = LatencyHistogram()
     private var timeline: [LatencyPoint] = []
     private var base = (frames: UInt64(0), bytes: UInt64(0), offered: UInt64(0), delivered: UInt64(0))
     private var last = (frames: UInt64(0), bytes: UInt64(0), offered: UInt64(0), delivered: UInt64(0))
@@ -49,36 +54,90 @@ final class Scenario {
     private var serverBefore: ProcStat?
     private var generatorUsage: CPUUsage?
     private var serverUsage: CPUUsage?
+    private var measuredLatency = LatencyHistogram()
+    private var fastLatency = LatencyHistogram()
+    private var slowLatency = LatencyHistogram()
+    private var slowReading = true
+    private var setupFailure: String?
+    private var idle: IdleMemory?
+    private var rssBefore: Int64 = 0
+    private var settledAt: UInt64 = 0
+    private let probes: Int
 
     init(flags: Flags) throws(HTTP.Failure) {
         self.flags = flags
         generator = try Generator(flags: flags)
+        var receivers = 0
+        var perRoom = Array(repeating: 0, count: flags.rooms)
         for i in 0..<flags.clients {
-            generator.clients.append(Client(index: i, slider: i < flags.draggers ? i : -1))
+            let room = i % flags.rooms
+            let ordinal = perRoom[room]
+            perRoom[room] += 1
+            let slot = ordinal < flags.draggers ? ordinal : -1
+            var slow = false
+            if slot < 0 {
+                // Spread evenly: receiver j is slow when floor(j*P/100) steps up at j.
+                slow = Int(Double(receivers + 1) * flags.slow / 100) > Int(Double(receivers) * flags.slow / 100)
+                receivers += 1
+            }
+            generator.clients.append(Client(index: i, room: room, slot: slot, slow: slow))
+        }
+        probes = flags.idle ? 0 : flags.rooms
+        for r in 0..<probes {
+            generator.clients.append(Client(index: flags.clients + r, room: r, slot: -1, slow: false, probe: true))
         }
     }
 
-    /// Creates the bench room of `--draggers` sliders (replacing one of the same id).
-    static func createRoom(_ flags: Flags) throws(HTTP.Failure) {
-        // POST replaces a room of the same id: only ever replace an earlier bench room.
-        let existing = try HTTP.request(host: flags.host, port: flags.port, method: "GET", path: "/api/rooms/\(flags.room)")
-        if existing.status == 200 {
-            let title = (try? JSONParser.parse(existing.body))?["title"]?.stringValue
-            guard title == "tandem-bench" else {
-                throw HTTP.Failure(description: "room '\(flags.room)' exists and is not a tandem-bench room; pick another id in --url (the bench replaces the room it drags)")
+    /// Makes sure every room of the run exists with enough thumbs for the
+    /// draggers: a room that has them is used as it is; otherwise the bench
+    /// creates (or replaces an earlier bench room with) a room of sliders.
+    /// A server without the admin API (a peer) is used as it is: its welcome
+    /// then says whether the room has enough thumbs.
+    static func prepareRooms(_ flags: Flags) throws(HTTP.Failure) {
+        guard flags.draggers > 0 else { return }
+        for id in flags.roomIDs {
+            let existing: HTTP.Response
+            do {
+                existing = try HTTP.request(host: flags.host, port: flags.port, method: "GET", path: "/api/rooms/\(id)")
+            } catch where !error.connecting {
+                continue // a server that does not speak this HTTP at all has no admin API: use the room as it is
             }
-        }
-        let body = MoveCode.roomJSON(id: flags.room, sliders: flags.draggers)
-        var response = try HTTP.request(host: flags.host, port: flags.port, method: "POST", path: "/api/rooms", body: body)
-        if response.status == 409 {
-            let deleted = try HTTP.request(host: flags.host, port: flags.port, method: "DELETE", path: "/api/rooms/\(flags.room)")
-            guard deleted.status == 204 || deleted.status == 200 else {
-                throw HTTP.Failure(description: "room '\(flags.room)' exists and cannot be replaced: DELETE answered \(deleted.status) \(String(decoding: deleted.body, as: UTF8.self))")
+            var isBenchRoom = false
+            if existing.status == 200, let json = try? JSONParser.parse(existing.body) {
+                isBenchRoom = json["title"]?.stringValue == "tandem-bench"
+                if let validator = try? StateValidator(welcome: json) {
+                    let thumbs = MoveTrack.tracks(in: validator.schema).count
+                    if thumbs >= flags.draggers { continue }
+                    guard isBenchRoom else {
+                        throw HTTP.Failure(description: "room '\(id)' has \(thumbs) thumbs to drag, fewer than --draggers \(flags.draggers), and is not a tandem-bench room; pick another id in --url")
+                    }
+                }
             }
-            response = try HTTP.request(host: flags.host, port: flags.port, method: "POST", path: "/api/rooms", body: body)
-        }
-        guard response.status == 201 || response.status == 200 else {
-            throw HTTP.Failure(description: "POST /api/rooms answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+            // Anything but 200 or 404 here is a server without the admin API.
+            guard existing.status == 200 || existing.status == 404 else { continue }
+            let body = MoveCode.roomJSON(id: id, sliders: flags.draggers)
+            var response: HTTP.Response
+            do {
+                response = try HTTP.request(host: flags.host, port: flags.port, method: "POST", path: "/api/rooms", body: body)
+            } catch where !error.connecting {
+                continue
+            }
+            if response.status == 409, isBenchRoom {
+                let deleted = try HTTP.request(host: flags.host, port: flags.port, method: "DELETE", path: "/api/rooms/\(id)")
+                guard deleted.status == 204 || deleted.status == 200 else {
+                    throw HTTP.Failure(description: "room '\(id)' exists and cannot be replaced: DELETE answered \(deleted.status) \(String(decoding: deleted.body, as: UTF8.self))")
+                }
+                response = try HTTP.request(host: flags.host, port: flags.port, method: "POST", path: "/api/rooms", body: body)
+            }
+            switch response.status {
+            case 200, 201:
+                continue
+            case 404, 405, 501:
+                // No admin API: use the room as it is.
+                continue
+            default:
+                throw HTTP.Failure(description: "POST /api/rooms answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
+            }
         }
     }
 
@@ -89,6 +148,7 @@ final class Scenario {
     /// Runs the event loop through every phase; returns when the connections are closed.
     func run() {
         startedAt = monotonicNow()
+        if flags.idle, let pid = flags.pid { rssBefore = serverRSS(pid) ?? 0 }
         generator.onTick = { [unowned self] in self.tick() }
         generator.run()
         generator.shutdown()
@@ -106,28 +166,29 @@ final class Scenario {
             }
             return
         }
-        if scheduleStart == 0 {
-            let settled = generator.connected + generator.connectErrors >= flags.clients
-            let draggersReady = generator.clients.prefix(flags.draggers).allSatisfy { $0.begun || !$0.open }
-            guard (settled && draggersReady) || now - lastAttempt > 10_000_000_000 else { return }
-            scheduleStart = now + 100_000_000
-            let K = max(1, flags.draggers)
-            for k in 0..<flags.draggers {
-                // Staggered so the draggers' moves do not all fall due together.
-                let schedule = OpenLoopSchedule(start: scheduleStart + UInt64(Double(k) * 1e9 / (flags.hz * Double(K))), hz: flags.hz)
-                generator.schedules.append(schedule)
-                generator.recorder.addMover(control: MoveCode.sliderID(k), schedule: schedule)
-            }
-            measureStart = scheduleStart + UInt64(flags.warmup * 1e9)
-            measureEnd = measureStart + UInt64(flags.duration * 1e9)
-            last = counters
+        let settled = generator.connected + generator.connectErrors + generator.droppedConnections >= flags.clients
+        if flags.idle {
+            idleTick(now, settled: settled)
             return
+        }
+        if scheduleStart == 0 {
+            let welcomed = generator.rooms.allSatisfy { $0.validator != nil }
+            guard (settled && welcomed) || now - lastAttempt > 10_000_000_000 else { return }
+            startSchedules(at: now)
+            return
+        }
+        if flags.slow > 0, measureEnd == 0 || now < measureEnd {
+            // Slow readers read for 10 ms in every 250 ms.
+            let reading = (now / 1_000_000) % 250 < 10
+            if reading != slowReading {
+                slowReading = reading
+                for client in generator.clients where client.slow { generator.setReading(client, reading) }
+            }
         }
         // Draggers: ask to write when a move is due.
         if now >= scheduleStart, closeAt == 0 {
-            for k in 0..<flags.draggers {
-                let client = generator.clients[k]
-                if client.open, !client.ended, generator.schedules[k].movesDue(at: now) > client.nextMove {
+            for client in generator.clients where client.track >= 0 && client.open && !client.ended {
+                if generator.recorder.schedule(ofTrack: client.track).movesDue(at: now) > client.nextMove {
                     generator.requestWrite(client)
                 }
             }
@@ -140,7 +201,6 @@ final class Scenario {
             let c = counters
             let warming = !generator.measuring
             if generator.measuring {
-                measured.merge(interval)
                 timeline.append(LatencyPoint(seconds: Double(now - measureStart) / 1e9, histogram: interval))
             }
             if tty {
@@ -156,10 +216,12 @@ final class Scenario {
             }
             last = c
         }
-        if !generator.measuring, measureEnd == 0 || now < measureEnd, now >= measureStart, closeAt == 0 {
+        if !generator.measuring, measureEnd == 0, now >= measureStart {
             // Warm-up over: measure from here.
-            _ = generator.recorder.takeInterval()
+            generator.recorder.resetHistograms()
             generator.measuring = true
+            measureEnd = now + UInt64(flags.duration * 1e9)
+            measureStart = now
             base = counters
             cpuBefore = ownCPUSeconds()
             serverBefore = flags.pid.flatMap(readProcStat)
@@ -169,29 +231,82 @@ final class Scenario {
             generator.measuring = false
             final = counters
             let interval = generator.recorder.takeInterval()
-            measured.merge(interval)
             if interval.count > 0 { timeline.append(LatencyPoint(seconds: Double(now - measureStart) / 1e9, histogram: interval)) }
+            measuredLatency = generator.recorder.total
+            fastLatency = generator.recorder.groups[0]
+            slowLatency = generator.recorder.groups[1]
             let wall = Double(now - measureStart) / 1e9
             generatorUsage = CPUUsage(seconds: ownCPUSeconds() - cpuBefore, wallSeconds: wall)
             if let pid = flags.pid, let before = serverBefore, let after = readProcStat(pid) {
                 serverUsage = CPUUsage(from: before, to: after, ticksPerSecond: sysconf(Int32(_SC_CLK_TCK)), wallSeconds: wall)
             }
-            for client in generator.clients.prefix(flags.draggers) where client.open {
+            if flags.slow > 0 {
+                for client in generator.clients where client.slow { generator.setReading(client, true) }
+            }
+            for client in generator.clients where client.track >= 0 && client.open {
                 client.wantsEnd = true
                 generator.requestWrite(client)
             }
-            closeAt = now + 1_000_000_000
+            probeAt = now + 500_000_000
+            closeAt = now + 1_500_000_000
             return
         }
-        if closeAt > 0, now >= closeAt, finishBy == 0 {
-            generator.closingAll = true
-            for client in generator.clients where client.open { generator.requestWrite(client) }
-            finishBy = now + 2_000_000_000
+        if probeAt > 0, now >= probeAt {
+            probeAt = 0
+            for probe in generator.clients.suffix(probes) { generator.connect(probe) }
+        }
+        if closeAt > 0, finishBy == 0, now >= closeAt {
+            let probed = generator.clients.suffix(probes).allSatisfy { $0.welcome != nil }
+            guard probed || now >= closeAt + 5_000_000_000 else { return }
+            closeAll(now)
             return
         }
         if finishBy > 0, generator.connected == 0 || now >= finishBy {
             generator.done = true
         }
+    }
+
+    private func startSchedules(at now: UInt64) {
+        scheduleStart = now + 100_000_000
+        let total = max(1, flags.draggers * flags.rooms)
+        for r in generator.rooms.indices {
+            var schedules: [OpenLoopSchedule] = []
+            for k in 0..<flags.draggers {
+                // Staggered so the draggers' moves do not all fall due together.
+                let order = k * flags.rooms + r
+                schedules.append(OpenLoopSchedule(start: scheduleStart + UInt64(Double(order) * 1e9 / (flags.hz * Double(total))), hz: flags.hz))
+            }
+            if let failure = generator.assignTracks(room: r, schedules: schedules) {
+                setupFailure = failure
+                closeAll(now)
+                return
+            }
+        }
+        measureStart = scheduleStart + UInt64(flags.warmup * 1e9)
+        last = counters
+    }
+
+    private func idleTick(_ now: UInt64, settled: Bool) {
+        if finishBy > 0 {
+            if generator.connected == 0 || now >= finishBy { generator.done = true }
+            return
+        }
+        guard settled || now - lastAttempt > 30_000_000_000 else { return }
+        if settledAt == 0 { settledAt = now }
+        guard now - settledAt >= 3_000_000_000 else { return }
+        if let pid = flags.pid, let after = serverRSS(pid) {
+            idle = IdleMemory(connections: generator.connected, rssBefore: rssBefore, rssAfter: after)
+        }
+        closeAll(now)
+    }
+
+    private func closeAll(_ now: UInt64) {
+        generator.closingAll = true
+        for client in generator.clients where client.open {
+            generator.setReading(client, true)
+            generator.requestWrite(client)
+        }
+        finishBy = now + 2_000_000_000
     }
 
     /// The report: counters of the measured window and the final comparison with the server.
@@ -200,36 +315,72 @@ final class Scenario {
         if generator.violationCount > violations.count {
             violations.append(Violation(control: nil, reason: "\(generator.violationCount - violations.count) more violations not kept"))
         }
-        do {
-            let snapshot = try HTTP.request(host: flags.host, port: flags.port, method: "GET", path: "/api/rooms/\(flags.room)")
-            if snapshot.status != 200 {
-                violations.append(Violation(control: nil, reason: "GET /api/rooms/\(flags.room) answered \(snapshot.status)"))
-            } else if let validator = generator.validator {
-                let json = try JSONParser.parse(snapshot.body)
-                var differing = 0
-                for client in generator.clients {
-                    guard let view = client.view else { continue }
-                    let found = validator.compare(view, withSnapshot: json)
-                    if !found.isEmpty {
-                        differing += 1
-                        if differing <= 3 { violations += found.map { Violation(control: $0.control, reason: "client \(client.index): \($0.reason)") } }
-                    }
-                }
-                if differing > 3 {
-                    violations.append(Violation(control: nil, reason: "\(differing) clients in all differ from the server's state"))
-                }
-            }
-        } catch {
-            violations.append(Violation(control: nil, reason: "final comparison: \(error)"))
-        }
+        if let setupFailure { violations.append(Violation(control: nil, reason: setupFailure)) }
+        if !flags.idle, setupFailure == nil { violations += finalComparison() }
         let seconds = measureStart > 0 && measureEnd > measureStart ? Double(measureEnd - measureStart) / 1e9 : 0
-        return BenchReport(
-            scenario: "\(flags.clients)x\(flags.draggers)@\(Format.fixed(flags.hz, 0))Hz",
+        var report = BenchReport(
+            scenario: flags.idle ? "idle \(flags.clients)" : "\(flags.clients)x\(flags.draggers)@\(Format.fixed(flags.hz, 0))Hz",
             url: flags.url, clients: flags.clients, draggers: flags.draggers, hz: flags.hz, seconds: seconds,
             offered: final.offered &- base.offered, delivered: final.delivered &- base.delivered,
             frames: final.frames &- base.frames, bytes: final.bytes &- base.bytes,
             connectErrors: generator.connectErrors + generator.droppedConnections, rejects: generator.rejects,
-            violations: violations, latency: measured, timeline: timeline,
+            violations: violations, latency: measuredLatency, timeline: timeline,
             server: serverUsage, generator: generatorUsage)
+        if !flags.idle, flags.draggers > 0, setupFailure == nil, report.delivered == 0 {
+            report.violations.append(Violation(control: nil, reason: "no update was delivered in the measured window"))
+        }
+        report.rooms = flags.rooms
+        report.slowPercent = flags.slow
+        if flags.slow > 0 {
+            report.fastLatency = fastLatency
+            report.slowLatency = slowLatency
+        }
+        report.idle = idle
+        if flags.idle, idle == nil {
+            report.violations.append(Violation(control: nil, reason: "could not read the server's RSS from /proc/\(flags.pid ?? 0)/stat"))
+        }
+        return report
+    }
+
+    /// Every client's view against the server's state: `GET /api/rooms/ID`
+    /// when the server answers it, else the welcome of a connection opened
+    /// after the draggers ended.
+    private func finalComparison() -> [Violation] {
+        var violations: [Violation] = []
+        for (r, room) in generator.rooms.enumerated() {
+            guard let validator = room.validator else {
+                violations.append(Violation(control: nil, reason: "room '\(room.id)': no welcome arrived"))
+                continue
+            }
+            var truth: JSON?
+            var source = "GET /api/rooms/\(room.id)"
+            if let snapshot = try? HTTP.request(host: flags.host, port: flags.port, method: "GET", path: "/api/rooms/\(room.id)"),
+               snapshot.status == 200 {
+                truth = try? JSONParser.parse(snapshot.body)
+            }
+            if truth == nil {
+                source = "a fresh connection's welcome"
+                truth = generator.clients.suffix(probes).first { $0.room == r }?.welcome
+            }
+            guard let truth else {
+                violations.append(Violation(control: nil, reason: "room '\(room.id)': no final state to compare with (no API snapshot, no welcome for a fresh connection)"))
+                continue
+            }
+            var differing = 0
+            for client in generator.clients where client.room == r && !client.probe {
+                guard let view = client.view else { continue }
+                let found = validator.compare(view, withSnapshot: truth)
+                if !found.isEmpty {
+                    differing += 1
+                    if differing <= 3 {
+                        violations += found.map { Violation(control: $0.control, reason: "client \(client.index)'s final state differs from \(source): \($0.reason)") }
+                    }
+                }
+            }
+            if differing > 3 {
+                violations.append(Violation(control: nil, reason: "room '\(room.id)': \(differing) clients in all differ from \(source)"))
+            }
+        }
+        return violations
     }
 }

@@ -27,7 +27,10 @@ struct BenchReportTests {
         let json = try JSONParser.parse(report.jsonBytes)
         #expect(json["scenario"] == "S2 <1000 & 4>")
         #expect(json["clients"] == 1_000 && json["draggers"] == 4 && json["hz"] == 60 && json["seconds"] == 10)
-        #expect(json["passed"] == true)
+        // Two connections failed: the run fails, though the generator kept up.
+        #expect(json["passed"] == false && json["valid"] == true)
+        #expect(json["rooms"] == 1 && json["slowPercent"] == 0)
+        #expect(json["fastLatencyNs"] == .null && json["slowLatencyNs"] == .null && json["idle"] == .null)
         #expect(json["updates"]?["offered"] == 2_400_000)
         #expect(json["updates"]?["delivered"] == 2_376_000)
         #expect(json["updates"]?["deliveredShare"] == 0.99)
@@ -64,7 +67,7 @@ struct BenchReportTests {
         json = try JSONParser.parse(report.jsonBytes)
         #expect(json["passed"] == false)
         #expect(json["violations"]?.arrayValue?.first?["control"] == "gain")
-        #expect(report.summary.contains("VIOLATION gain: value off the step grid"))
+        #expect(report.summary.contains("violation: gain: value off the step grid"))
         #expect(report.summary.hasSuffix("FAIL"))
     }
 
@@ -169,5 +172,33 @@ struct ProcStatTests {
         let other = try #require(ProcStat(parsing: Self.line(pid: 7, utime: 1300, stime: 260)))
         #expect(CPUUsage.perUpdate(from: before, to: other, ticksPerSecond: 100, delivered: 10) == nil)
         #expect(CPUUsage.perUpdate(from: before, to: after, ticksPerSecond: 0, delivered: 10) == nil)
+    }
+
+    @Test("slow readers' and idle connections' numbers reach the JSON and the summary")
+    func slowAndIdle() throws {
+        var report = BenchReportTests.sampleReport()
+        report.connectErrors = 0
+        #expect(report.passed)
+        var fast = LatencyHistogram()
+        fast.record(2_000_000)
+        var slow = LatencyHistogram()
+        slow.record(300_000_000)
+        report.slowPercent = 20
+        report.fastLatency = fast
+        report.slowLatency = slow
+        var json = try JSONParser.parse(report.jsonBytes)
+        #expect(json["slowPercent"] == 20)
+        #expect(json["fastLatencyNs"]?["max"] == .number(Double(fast.max)))
+        #expect(json["slowLatencyNs"]?["count"] == 1)
+        #expect(report.summary.contains("fast     p50 2.00 ms"))
+        #expect(report.summary.contains("(20.0% of receivers)"))
+
+        report.idle = IdleMemory(connections: 1_000, rssBefore: 10_000_000, rssAfter: 14_096_000)
+        #expect(report.idle?.bytesPerConnection == 4_096)
+        json = try JSONParser.parse(report.jsonBytes)
+        #expect(json["idle"]?["connections"] == 1_000)
+        #expect(json["idle"]?["bytesPerConnection"] == 4_096)
+        #expect(json["idle"]?["rssAfterBytes"] == 14_096_000)
+        #expect(report.summary.contains("1,000 idle connections") || report.summary.contains("1000 idle connections"))
     }
 }

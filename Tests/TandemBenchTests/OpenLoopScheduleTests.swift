@@ -40,27 +40,70 @@ struct OpenLoopScheduleTests {
         #expect(s.latency(ofMove: 2, receivedAt: 10 * ms) == 0)
     }
 
-    @Test("move codes: value n mod 1,000,000 + 1, dx = value/1e6, and back")
+    let benchSlider = MoveTrack(control: "bench-0", controlIndex: 0, thumb: .value, namesThumb: false,
+                                math: SliderMath(min: 0, max: 1_000_000, step: 1))
+
+    @Test("move codes on the bench slider: position n mod 1,000,000 + 1, dx = position/1e6, and back")
     func moveCode() {
-        #expect(MoveCode.value(ofMove: 0) == 1)
-        #expect(MoveCode.value(ofMove: 999_999) == 1_000_000)
-        #expect(MoveCode.value(ofMove: 1_000_000) == 1)
-        #expect(MoveCode.dx(ofMove: 41) == 0.000042)
+        let track = benchSlider
+        #expect(track.positions == 1_000_000)
+        #expect(track.position(ofMove: 0) == 1)
+        #expect(track.position(ofMove: 999_999) == 1_000_000)
+        #expect(track.position(ofMove: 1_000_000) == 1)
+        #expect(track.dx(ofMove: 41) == 0.000042)
         // The server snaps dx on the step-1 grid; the receiver recovers n.
-        let math = SliderMath(min: 0, max: 1_000_000, step: 1)
         for n in [0, 1, 2, 41, 123_456, 999_998, 999_999, 1_000_000, 2_345_678] {
-            let previewed = math.value(at: 0 + MoveCode.dx(ofMove: n))
-            #expect(MoveCode.move(fromValue: previewed, latest: n) == n)
-            #expect(MoveCode.move(fromValue: previewed, latest: n + 5) == n)
+            let previewed = track.math.value(at: 0 + track.dx(ofMove: n))
+            let position = track.position(in: .slider(value: previewed))
+            #expect(position == track.position(ofMove: n))
+            #expect(track.move(fromPosition: position!, latest: n) == n)
+            #expect(track.move(fromPosition: position!, latest: n + 5) == n)
         }
-        // Not a move: the begin's 0, off-grid, out of range; a code no move up to latest has.
-        #expect(MoveCode.move(fromValue: 0, latest: 10) == nil)
-        #expect(MoveCode.move(fromValue: 3.5, latest: 10) == nil)
-        #expect(MoveCode.move(fromValue: 1_000_001, latest: 10) == nil)
-        #expect(MoveCode.move(fromValue: 20, latest: 10) == nil)
+        // Not a move: the begin's position 0, off-grid, out of range; a code no move up to latest has.
+        #expect(track.move(fromPosition: 0, latest: 10) == nil)
+        #expect(track.position(in: .slider(value: 3.5)) == nil)
+        #expect(track.position(in: .slider(value: 1_000_001)) == nil)
+        #expect(track.move(fromPosition: 1_000_001, latest: 10) == nil)
+        #expect(track.move(fromPosition: 20, latest: 10) == nil)
         // After a wrap the latest matching move wins.
-        #expect(MoveCode.move(fromValue: 5, latest: 1_000_010) == 1_000_004)
-        #expect(MoveCode.move(fromValue: 999_999, latest: 1_000_010) == 999_998)
+        #expect(track.move(fromPosition: 5, latest: 1_000_010) == 1_000_004)
+        #expect(track.move(fromPosition: 999_999, latest: 1_000_010) == 999_998)
+    }
+
+    @Test("the demo room offers gain and the three colour channels, each move landing on its grid")
+    func demoTracks() throws {
+        let tracks = MoveTrack.tracks(in: RoomSchema.demo)
+        #expect(tracks.map { "\($0.control).\($0.thumb.rawValue)" } == ["color.red", "color.green", "color.blue", "gain.value"]
+                || tracks.map { "\($0.control).\($0.thumb.rawValue)" } == ["gain.value", "color.red", "color.green", "color.blue"])
+        let gain = try #require(tracks.first { $0.control == "gain" })
+        #expect(gain.positions == 100 && gain.namesThumb)
+        let red = try #require(tracks.first { $0.thumb == .red })
+        #expect(red.positions == 255 && red.namesThumb)
+        // What the server's math previews for each move decodes back to the move,
+        // wherever the gesture began (gain starts at 0.5, red at 0x33).
+        for n in [0, 1, 54, 99, 100, 254, 255, 1_000] {
+            let g = gain.math.value(at: 0.5 + gain.dx(ofMove: n, anchor: 50))
+            #expect(g == gain.value(ofMove: n, anchor: 50))
+            #expect(gain.move(fromPosition: gain.position(in: .slider(value: g))!, latest: n + 3) == n)
+            let r = red.math.value(at: 0.2 + red.dx(ofMove: n, anchor: 51))
+            let colour = ControlState.color(RGB(red: r, green: 0.4, blue: 0.6))
+            #expect(red.move(fromPosition: red.position(in: colour)!, latest: n) == n)
+        }
+        // The drag messages name the thumb, even a slider's only one.
+        let move = try JSONParser.parse(red.moveMessage(seq: 2, move: 0))
+        #expect(move["thumb"] == "red" && move["phase"] == "move" && move["dx"] == .number(1.0 / 255))
+        let back = try JSONParser.parse(red.moveMessage(seq: 2, move: 0, anchor: 51))
+        #expect(back["dx"] == .number(-50.0 / 255))
+        let begin = try JSONParser.parse(gain.beginMessage(seq: 1))
+        #expect(begin["thumb"] == "value" && begin["at"] == nil && begin["control"] == "gain")
+        let end = try JSONParser.parse(gain.endMessage(seq: 3))
+        #expect(end["phase"] == "end" && end["seq"] == 3)
+    }
+
+    @Test("snap sliders, ranges and gauges are not offered to draggers")
+    func onlySlidersAndColours() throws {
+        let tracks = MoveTrack.tracks(in: RoomSchema.demo)
+        #expect(!tracks.contains { ["size", "blanks", "bpm"].contains($0.control) })
     }
 
     @Test("the bench room is a valid room of step-1 sliders, and the drag messages decode")
@@ -70,36 +113,37 @@ struct OpenLoopScheduleTests {
         #expect(room.controls.map(\.id) == ["bench-0", "bench-1", "bench-2"])
         #expect(room.controls[0].kind == .slider(SliderMath(min: 0, max: 1_000_000, step: 1)))
         #expect(room.controls[0].commit == .release)
-        let begin = try JSONParser.parse(MoveCode.beginMessage(seq: 1, control: "bench-0"))
-        #expect(begin["phase"] == "begin" && begin["at"] == 0 && begin["seq"] == 1)
-        let move = try JSONParser.parse(MoveCode.moveMessage(seq: 2, control: "bench-0", move: 41))
+        #expect(MoveTrack.tracks(in: room).map(\.control) == ["bench-0", "bench-1", "bench-2"])
+        let begin = try JSONParser.parse(benchSlider.beginMessage(seq: 1))
+        #expect(begin["phase"] == "begin" && begin["at"] == nil && begin["seq"] == 1)
+        let move = try JSONParser.parse(benchSlider.moveMessage(seq: 2, move: 41))
         #expect(move["phase"] == "move" && move["dx"] == .number(0.000042) && move["control"] == "bench-0")
     }
 
-    @Test("the recorder maps observed values to moves and records each once per receiver")
+    @Test("the recorder maps observed positions to moves and records each once per receiver")
     func recorder() {
         var recorder = LatencyRecorder()
         let schedule = OpenLoopSchedule(start: 1_000 * ms, hz: 50) // every 20 ms
-        recorder.addMover(control: "bench-0", schedule: schedule)
-        #expect(recorder.movers == ["bench-0"])
+        let t = recorder.addTrack(benchSlider, schedule: schedule)
+        #expect(recorder.tracks == [benchSlider])
         // Move 3 (due 1060 ms) seen by receiver 0 at 1065 ms: 5 ms.
-        let v3 = Double(MoveCode.value(ofMove: 3))
-        #expect(recorder.observe(receiver: 0, control: "bench-0", value: v3, at: 1_065 * ms) == .recorded(move: 3, latency: 5 * ms))
+        let p3 = benchSlider.position(ofMove: 3)
+        #expect(recorder.observe(receiver: 0, track: t, position: p3, at: 1_065 * ms) == .recorded(move: 3, latency: 5 * ms))
         // Receiver 1 sees it later: 12 ms.
-        #expect(recorder.observe(receiver: 1, control: "bench-0", value: v3, at: 1_072 * ms) == .recorded(move: 3, latency: 12 * ms))
+        #expect(recorder.observe(receiver: 1, track: t, position: p3, at: 1_072 * ms) == .recorded(move: 3, latency: 12 * ms))
         // Receiver 0 sees it again (the commit at the end): not recorded twice.
-        #expect(recorder.observe(receiver: 0, control: "bench-0", state: .slider(value: v3), at: 1_080 * ms) == .repeated(move: 3))
+        #expect(recorder.observe(receiver: 0, track: t, state: .slider(value: Double(p3)), at: 1_080 * ms) == .repeated(move: 3))
         // Conflation skipped moves 4–6; move 7 (due 1140 ms) arrives at 1141 ms.
-        let v7 = Double(MoveCode.value(ofMove: 7))
-        #expect(recorder.observe(receiver: 0, control: "bench-0", value: v7, at: 1_141 * ms) == .recorded(move: 7, latency: 1 * ms))
+        let p7 = benchSlider.position(ofMove: 7)
+        #expect(recorder.observe(receiver: 0, track: t, position: p7, at: 1_141 * ms) == .recorded(move: 7, latency: 1 * ms))
         // An older move after a newer one is not recorded.
-        #expect(recorder.observe(receiver: 0, control: "bench-0", value: v3, at: 1_150 * ms) == .repeated(move: 3))
-        // Not moves: the begin's 0, another control, another kind.
-        #expect(recorder.observe(receiver: 0, control: "bench-0", value: 0, at: 1_150 * ms) == .notAMove)
-        #expect(recorder.observe(receiver: 0, control: "gain", value: v7, at: 1_150 * ms) == .notAMove)
-        #expect(recorder.observe(receiver: 0, control: "bench-0", state: .gauge(value: 1, fraction: 0), at: 1_150 * ms) == .notAMove)
-        // A value whose move is not yet due cannot be a move of this run.
-        #expect(recorder.observe(receiver: 2, control: "bench-0", value: 100, at: 1_150 * ms) == .notAMove)
+        #expect(recorder.observe(receiver: 0, track: t, position: p3, at: 1_150 * ms) == .repeated(move: 3))
+        // Not moves: the begin's 0, an unknown track, another kind.
+        #expect(recorder.observe(receiver: 0, track: t, position: 0, at: 1_150 * ms) == .notAMove)
+        #expect(recorder.observe(receiver: 0, track: 5, position: p7, at: 1_150 * ms) == .notAMove)
+        #expect(recorder.observe(receiver: 0, track: t, state: .gauge(value: 1, fraction: 0), at: 1_150 * ms) == .notAMove)
+        // A position whose move is not yet due cannot be a move of this run.
+        #expect(recorder.observe(receiver: 2, track: t, position: 100, at: 1_150 * ms) == .notAMove)
         #expect(recorder.delivered == 3 && recorder.repeated == 2 && recorder.unrelated == 4)
         #expect(recorder.total.count == 3)
         #expect(recorder.total.min == 1 * ms && recorder.total.max == 12 * ms)
@@ -108,16 +152,23 @@ struct OpenLoopScheduleTests {
         #expect(recorder.interval.count == 0 && recorder.total.count == 3)
     }
 
-    @Test("each dragger has its own schedule and each receiver its own memory of moves")
+    @Test("each dragger has its own schedule, each receiver its own memory of moves, each group its own histogram")
     func severalMovers() {
-        var recorder = LatencyRecorder()
-        recorder.addMover(control: "bench-0", schedule: OpenLoopSchedule(start: 0, hz: 60))
-        recorder.addMover(control: "bench-1", schedule: OpenLoopSchedule(start: 5 * ms, hz: 60))
-        #expect(recorder.schedule(of: "bench-1")?.start == 5 * ms)
-        let value = Double(MoveCode.value(ofMove: 0))
-        #expect(recorder.observe(receiver: 9, control: "bench-0", value: value, at: 2 * ms) == .recorded(move: 0, latency: 2 * ms))
-        #expect(recorder.observe(receiver: 9, control: "bench-1", value: value, at: 6 * ms) == .recorded(move: 0, latency: 1 * ms))
-        #expect(recorder.observe(receiver: 3, control: "bench-1", value: value, at: 7 * ms) == .recorded(move: 0, latency: 2 * ms))
+        var recorder = LatencyRecorder(groups: 2)
+        var second = benchSlider
+        second.control = "bench-1"
+        second.controlIndex = 1
+        let a = recorder.addTrack(benchSlider, schedule: OpenLoopSchedule(start: 0, hz: 60))
+        let b = recorder.addTrack(second, schedule: OpenLoopSchedule(start: 5 * ms, hz: 60))
+        #expect(recorder.schedule(ofTrack: b).start == 5 * ms)
+        let p = benchSlider.position(ofMove: 0)
+        #expect(recorder.observe(receiver: 9, track: a, position: p, at: 2 * ms) == .recorded(move: 0, latency: 2 * ms))
+        #expect(recorder.observe(receiver: 9, track: b, position: p, at: 6 * ms) == .recorded(move: 0, latency: 1 * ms))
+        #expect(recorder.observe(receiver: 3, track: b, position: p, at: 7 * ms, group: 1) == .recorded(move: 0, latency: 2 * ms))
         #expect(recorder.delivered == 3)
+        #expect(recorder.groups[0].count == 2 && recorder.groups[1].count == 1)
+        #expect(recorder.groups[1].max == 2 * ms)
+        recorder.resetHistograms()
+        #expect(recorder.total.count == 0 && recorder.groups[1].count == 0 && recorder.delivered == 3)
     }
 }
