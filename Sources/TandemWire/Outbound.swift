@@ -4,7 +4,7 @@ import TandemCore
 /// whole frame's bytes. Updates go through `UpdateEncoder`, which shares the
 /// bytes of each change between recipients.
 public enum OutboundEncoder {
-    /// `{"type":"welcome","protocol":1,"client":"c12","room":"demo","title":"Demo","rev":42,"controls":[…],"peers":[…],"gestures":[…]}`.
+    /// `{"type":"welcome","protocol":1,"client":"c12","room":"demo","title":"Demo","rev":42,"controls":[…],"peers":[…],"gestures":[…],"present":N}`.
     ///
     /// With `welcome.client` nil, `type`, `protocol` and `client` are left
     /// out: that is the body of the HTTP API's `GET /api/rooms/{room}`.
@@ -39,7 +39,9 @@ public enum OutboundEncoder {
             if k > 0 { w.append(byte: ASCII.comma) }
             w.append(gesture: gesture)
         }
-        w.append(raw: "]}")
+        w.append(raw: "],\"present\":")
+        w.append(int: welcome.present)
+        w.append(byte: ASCII.closeBrace)
         return w.bytes
     }
 

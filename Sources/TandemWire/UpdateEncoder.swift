@@ -34,7 +34,7 @@ public struct UpdateEncoder: Sendable {
     /// The fragments cached now.
     public var cachedFragments: Int { changes.count + gestures.count }
 
-    /// `{"type":"update","rev":43,"ack":17,"changes":[…],"gestures":[…],"joined":[…],"left":["c5"]}`,
+    /// `{"type":"update","rev":43,"ack":17,"changes":[…],"gestures":[…],"joined":[…],"left":["c5"],"present":9}`,
     /// with empty arrays left out (the contract allows it, and most frames
     /// carry one or two of the four). A change has `by` only when known.
     public mutating func encode(_ update: Update) -> [UInt8] {
@@ -74,6 +74,10 @@ public struct UpdateEncoder: Sendable {
                 w.append(string: client.rawValue)
             }
             w.append(byte: ASCII.closeBracket)
+        }
+        if let present = update.present {
+            w.append(raw: ",\"present\":")
+            w.append(int: present)
         }
         w.append(byte: ASCII.closeBrace)
         return w.bytes

@@ -48,7 +48,8 @@ struct OutboundEncoderTests {
         _ = room.join("c1", name: "Ann", at: .zero)
         let (welcome, _) = room.join("c12", name: "  Bob\u{7} ", at: .zero)
         let json = try JSONParser.parse(OutboundEncoder.welcome(welcome))
-        #expect(json.objectValue?.map(\.key) == ["type", "protocol", "client", "room", "title", "rev", "controls", "peers", "gestures"])
+        #expect(json.objectValue?.map(\.key) == ["type", "protocol", "client", "room", "title", "rev", "controls", "peers", "gestures", "present"])
+        #expect(json["present"] == 2)
         #expect(json["type"] == "welcome")
         #expect(json["protocol"] == 1)
         #expect(json["client"] == "c12")
@@ -86,7 +87,7 @@ struct OutboundEncoderTests {
         let room = Room(schema: .demo)
         let bytes = OutboundEncoder.welcome(room.snapshot)
         #expect(text(bytes).hasPrefix(#"{"room":"demo","title":"Demo","rev":0,"controls":[{"id":"size""#))
-        #expect(text(bytes).hasSuffix(#"],"peers":[],"gestures":[]}"#))
+        #expect(text(bytes).hasSuffix(#"],"peers":[],"gestures":[],"present":0}"#))
         let json = try JSONParser.parse(bytes)
         #expect(json["type"] == nil && json["protocol"] == nil && json["client"] == nil)
     }

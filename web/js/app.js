@@ -173,7 +173,7 @@ function render() {
     const state = model.shown(id);
     if (state) view.update(state, model.ghostsOf(id));
   }
-  renderPresence(els.presence, model.peerList());
+  renderPresence(els.presence, model.peerList(), model.present);
   for (const button of els.history) button.disabled = !actions.canAct;
   if (connection.state === "reconnecting") tickCountdown();
 }

@@ -1,10 +1,12 @@
 // The presence list: each person's colour and name, me marked "you",
-// people who just left dimmed "away" until the model drops them.
+// people who just left dimmed "away" until the model drops them. Past the
+// server's presence limit not everyone is listed: "+N more" counts the rest.
 
 import { h, setText } from "./dom.js";
 
-export function renderPresence(list, peers) {
-  const items = new Map([...list.children].map((li) => [li.dataset.client, li]));
+export function renderPresence(list, peers, present = null) {
+  const items = new Map([...list.children].filter((li) => li.dataset.client).map((li) => [li.dataset.client, li]));
+  let more = list.querySelector("li.peer-more");
   let previous = null;
   for (const p of peers) {
     let li = items.get(p.client);
@@ -26,6 +28,25 @@ export function renderPresence(list, peers) {
     previous = li;
   }
   for (const li of items.values()) li.remove();
-  const here = peers.filter((p) => !p.away).length;
+  const listed = peers.filter((p) => !p.away).length;
+  const unlisted = unlistedCount(peers, present);
+  if (unlisted > 0) {
+    if (!more) more = h("li", { class: "peer-more" });
+    setText(more, `+${unlisted} more`);
+    more.title = `${unlisted} more ${unlisted === 1 ? "person" : "people"} watching`;
+    list.appendChild(more);
+  } else if (more) {
+    more.remove();
+  }
+  const here = listed + unlisted;
   list.setAttribute("aria-label", `${here} ${here === 1 ? "person" : "people"} here`);
+}
+
+/** People the server counts as present but does not list (a room past its presence limit). */
+export function unlistedCount(peers, present) {
+  if (typeof present !== "number") return 0;
+  const listed = peers.filter((p) => !p.away).length;
+  const meListed = peers.some((p) => p.me && !p.away);
+  // I am always present; when I am not listed myself, I am one of the unlisted.
+  return Math.max(0, present - listed - (meListed ? 0 : 1));
 }

@@ -66,6 +66,8 @@ export class RoomModel {
     this.reset();
     /** Peers by client id: {client, name, color, away, leftAt}. Kept across welcomes. */
     this.peers = new Map();
+    /** How many people the server says are here (past its presence limit, more than are listed); null before a welcome. */
+    this.present = null;
     /** The next `seq` to hand out minus one; never reset, so seq keeps increasing across reconnects. */
     this.seq = 0;
     /** Bumped on every change that may alter what is drawn. */
@@ -185,6 +187,7 @@ export class RoomModel {
       const { state, rev, ...schema } = c;
       this.controls.set(c.id, { schema, state: copyState(state), rev: rev ?? 0 });
     }
+    this.present = typeof msg.present === "number" ? msg.present : null;
     const present = new Set();
     for (const p of msg.peers ?? []) {
       present.add(p.client);
@@ -224,6 +227,7 @@ export class RoomModel {
       }
       this.dropGhostsOf(id);
     }
+    if (typeof msg.present === "number") this.present = msg.present;
     for (const g of msg.gestures ?? []) this.applyGesture(g);
     if (typeof msg.ack === "number") this.applyAck(msg.ack);
     this.prune(now);

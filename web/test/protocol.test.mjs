@@ -151,3 +151,25 @@ test("a reconnect's welcome resyncs: new committed values, no stale ghosts or pe
   assert.equal(model.peerList().find((p) => p.client === "c2").away, true, "Ben is away, not gone at once");
   assert.equal(model.peerList().some((p) => p.client === "c1"), false, "my old id is dropped");
 });
+
+test("past the presence limit the count comes from `present`, on the welcome and on updates", async () => {
+  const { unlistedCount } = await import("../js/presence.js");
+  const model = welcomed({ present: 40 });
+  assert.equal(model.present, 40);
+  // Ann (me) and Ben are listed: 38 more are watching unlisted.
+  assert.equal(unlistedCount(model.peerList(), model.present), 38);
+  model.applyUpdate({ type: "update", rev: 0, ack: 0, present: 12 }, 5);
+  assert.equal(model.present, 12);
+  assert.equal(unlistedCount(model.peerList(), model.present), 10);
+  // An update without `present` leaves the count alone.
+  model.applyUpdate({ type: "update", rev: 0, ack: 0, joined: [{ client: "c9", name: "Cy", color: "#000000" }] }, 6);
+  assert.equal(model.present, 12);
+  assert.equal(unlistedCount(model.peerList(), model.present), 9);
+  // When I am not listed myself (a quiet newcomer), I do not count myself among the others.
+  const quiet = new RoomModel();
+  quiet.applyWelcome({ type: "welcome", protocol: 1, client: "c77", room: "demo", title: "Demo", rev: 0,
+    controls: structuredClone(controls), peers: [ann, ben], gestures: [], present: 77 }, 0);
+  assert.equal(unlistedCount(quiet.peerList(), quiet.present), 74);
+  // A server without the field: nothing unlisted.
+  assert.equal(unlistedCount(welcomed().peerList(), welcomed().present), 0);
+});

@@ -22,6 +22,9 @@ public struct Update: Sendable, Hashable {
     public var joined: [Peer]
     /// People the recipient knew who left since the previous frame.
     public var left: [ClientID]
+    /// How many people are in the room, when that changed since the
+    /// recipient's previous frame (it rides on frames that go out anyway).
+    public var present: Int?
 }
 
 /// A control's committed state in an update.

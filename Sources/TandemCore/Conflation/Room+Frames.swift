@@ -37,6 +37,10 @@ extension Room {
             }
         }
         member.cursor = log.stamp
+        if member.presentSeen != members.count {
+            member.presentSeen = members.count
+            update.present = members.count
+        }
         let acked = member.ackDirty
         member.ackDirty = false
         // Items can leave the log before this member saw them (someone who came

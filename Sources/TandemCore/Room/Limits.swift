@@ -35,9 +35,15 @@ public struct RoomLimits: Sendable, Hashable {
     /// Edits each member can undo (and, separately, redo); older ones are
     /// dropped, so a long session's history costs a bounded amount of memory.
     public var undoDepth: Int
+    /// People announced one by one (`joined`, `left`, the welcome's `peers`).
+    /// Past it, newcomers join quietly and are only counted (`present`), so a
+    /// room of 10,000 watchers costs O(n) presence traffic rather than O(n²);
+    /// when an announced person leaves, the longest-waiting quiet one is announced.
+    public var presence: Int
 
     public init(holdTimeout: Double = 10, messagesPerSecond: Double = 300, burst: Double = 600, pendingRejects: Int = 32,
-                undoDepth: Int = 50) {
+                undoDepth: Int = 50, presence: Int = 64) {
+        self.presence = Swift.max(0, presence)
         self.holdTimeout = holdTimeout
         self.messagesPerSecond = messagesPerSecond
         self.burst = burst

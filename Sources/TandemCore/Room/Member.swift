@@ -14,8 +14,14 @@ struct Member: Sendable {
     var rejects: [Reject] = []
     /// Rejects dropped because too many were pending.
     var droppedRejects = 0
-    /// The log stamp at which this client joined.
-    let joinedAt: UInt64
+    /// The log stamp at which this client was announced to the room (its
+    /// join, or its promotion from the quiet audience).
+    var joinedAt: UInt64
+    /// Whether the room announces this client (`joined`, `left`, the welcome's
+    /// `peers`); past `RoomLimits.presence` newcomers join quietly.
+    var announced: Bool
+    /// The number of people present as this client's last frame told it.
+    var presentSeen = 0
     var bucket: TokenBucket
     /// The slots this client holds.
     var holds: Set<Int> = []

@@ -1,23 +1,42 @@
 extension Room {
     /// Adds `client` to the room and returns its welcome and the `joined` effect.
     ///
-    /// The welcome carries every control's committed state and everyone in the
-    /// room, the newcomer included; the newcomer's frames start after it.
+    /// The welcome carries every control's committed state and the people
+    /// announced in the room, the newcomer included when it is announced; the
+    /// newcomer's frames start after it. Past `limits.presence` announced
+    /// people the newcomer joins quietly: nobody is told (no effect), it is
+    /// only counted in `present`.
     public mutating func join(_ client: ClientID, name: String, role: Role = .editor, at now: Moment) -> (Welcome, [Effect]) {
         var effects = expire(at: now)
         if members[client] != nil { effects += leave(client, at: now) }
-        let used = Set(members.values.map(\.peer.color))
-        let color = Peer.palette.first { !used.contains($0) } ?? Peer.palette[joinCount % Peer.palette.count]
+        let announce = announced.count < limits.presence
+        let color: String
+        if announce {
+            let used = Set(peers.map(\.color))
+            color = Peer.palette.first { !used.contains($0) } ?? Peer.palette[joinCount % Peer.palette.count]
+        } else {
+            color = Peer.palette[joinCount % Peer.palette.count]
+        }
         joinCount += 1
         let peer = Peer(client: client, name: Peer.displayName(name), color: color)
-        let stamp = log.touch(.peer(client))
-        members[client] = Member(peer: peer, role: role, cursor: stamp, joinedAt: stamp, bucket: TokenBucket(burst: limits.burst))
+        let stamp = announce ? log.touch(.peer(client)) : log.stamp
+        var member = Member(peer: peer, role: role, cursor: stamp, joinedAt: stamp, announced: announce,
+                            bucket: TokenBucket(burst: limits.burst))
+        member.presentSeen = members.count + 1
+        members[client] = member
         departed[client] = nil
-        effects.append(.joined(peer))
+        if announce {
+            announced.append(client)
+            effects.append(.joined(peer))
+        } else {
+            quiet.append(client)
+        }
         return (welcome(for: client), effects)
     }
 
-    /// Removes `client`: its gestures are cancelled for everyone, and others are told it left.
+    /// Removes `client`: its gestures are cancelled for everyone, and others
+    /// are told it left (when it was announced; then the longest-waiting quiet
+    /// member, if any, is announced in its place).
     public mutating func leave(_ client: ClientID, at now: Moment) -> [Effect] {
         var effects = expire(at: now)
         guard let member = members[client] else { return effects }
@@ -25,11 +44,33 @@ extension Room {
             finish(slot: s, phase: .cancel, into: &effects)
         }
         members[client] = nil
+        guard member.announced else { return effects }
+        announced.removeAll { $0 == client }
         departed[client] = member.joinedAt
         log.touch(.peer(client))
         effects.append(.left(client))
+        announceNextQuiet(into: &effects)
         forgetDeparted()
         return effects
+    }
+
+    /// Announces the longest-waiting quiet member, if any is still here.
+    private mutating func announceNextQuiet(into effects: inout [Effect]) {
+        while quietHead < quiet.count, announced.count < limits.presence {
+            let id = quiet[quietHead]
+            quietHead += 1
+            guard var member = members[id], !member.announced else { continue }
+            member.announced = true
+            member.joinedAt = log.touch(.peer(id))
+            members[id] = member
+            announced.append(id)
+            effects.append(.joined(member.peer))
+            break
+        }
+        if quietHead >= 1024, quietHead * 2 >= quiet.count {
+            quiet.removeFirst(quietHead)
+            quietHead = 0
+        }
     }
 
     /// What a client sees on arrival, without the client-specific fields when `client` is nil.
@@ -40,7 +81,8 @@ extension Room {
                 ControlSnapshot(control: schema.controls[$0], state: committed[$0], revision: revisions[$0], by: committedBy[$0])
             },
             peers: peers,
-            gestures: slots.compactMap(\.liveEntry)
+            gestures: slots.compactMap(\.liveEntry),
+            present: present
         )
     }
 
@@ -73,10 +115,13 @@ public struct Welcome: Sendable, Hashable {
     public var revision: Int
     /// Every control, in order, with its committed state.
     public var controls: [ControlSnapshot]
-    /// Everyone in the room, in the order they joined.
+    /// The people announced in the room, in the order they were announced
+    /// (everyone, up to `RoomLimits.presence`).
     public var peers: [Peer]
     /// The latest entry of every live gesture, so a newcomer sees drags in progress.
     public var gestures: [GestureEntry]
+    /// How many people are in the room, announced or not.
+    public var present: Int
 }
 
 /// One control with its committed state, as a welcome carries it.

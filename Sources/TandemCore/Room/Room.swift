@@ -33,6 +33,12 @@ public struct Room: Sendable {
     var departed: [ClientID: UInt64] = [:]
     var log: ChangeLog
     var joinCount = 0
+    /// The announced members, in the order they were announced (at most `limits.presence`).
+    var announced: [ClientID] = []
+    /// Quiet members waiting to be announced, oldest first, from `quietHead`;
+    /// ids of members who left meanwhile are skipped when their turn comes.
+    var quiet: [ClientID] = []
+    var quietHead = 0
     /// While set, no member gets a frame: a commit is not yet written to storage.
     public internal(set) var withholdingFrames = false
 
@@ -66,10 +72,14 @@ public struct Room: Sendable {
     /// The room's id.
     public var id: String { schema.id }
 
-    /// Everyone in the room, in the order they joined.
+    /// The people announced in the room, in the order they were announced:
+    /// everyone, up to `limits.presence` people.
     public var peers: [Peer] {
-        members.values.sorted { $0.joinedAt < $1.joinedAt }.map(\.peer)
+        announced.compactMap { members[$0]?.peer }
     }
+
+    /// How many people are in the room, announced or not.
+    public var present: Int { members.count }
 
     /// Whether `client` is in the room.
     public func contains(_ client: ClientID) -> Bool { members[client] != nil }

@@ -1,0 +1,110 @@
+import Testing
+@testable import TandemCore
+import TandemTestSupport
+
+@Suite("Presence past the limit")
+struct PresenceLimitTests {
+    private func updates(_ frames: [Frame]) -> [Update] {
+        frames.compactMap { if case let .update(u) = $0 { u } else { nil } }
+    }
+
+    @Test("past the limit newcomers join quietly: no effect, not in peers, but counted")
+    func quietJoins() {
+        var room = Room(schema: .demo, limits: RoomLimits(presence: 3))
+        var effects: [[Effect]] = []
+        var welcomes: [Welcome] = []
+        for k in 1...5 {
+            let (welcome, e) = room.join(ClientID("c\(k)"), name: "P\(k)", at: .zero)
+            welcomes.append(welcome)
+            effects.append(e)
+        }
+        #expect(effects[0...2].allSatisfy { $0.contains { if case .joined = $0 { true } else { false } } })
+        #expect(effects[3].isEmpty && effects[4].isEmpty)
+        #expect(welcomes[4].peers.map(\.client) == ["c1", "c2", "c3"])
+        #expect(welcomes[4].present == 5)
+        #expect(room.peers.count == 3 && room.present == 5)
+        // c1 hears of c2 and c3 only, and how many are present.
+        let first = room.nextFrame(for: "c1")
+        guard case let .update(u) = first else {
+            Issue.record("expected an update, got \(String(describing: first))")
+            return
+        }
+        #expect(u.joined.map(\.client) == ["c2", "c3"])
+        #expect(u.present == 5)
+        // A quiet member has nothing waiting: nobody's join was news to it.
+        #expect(!room.hasPendingFrame(for: "c5"))
+    }
+
+    @Test("when an announced person leaves, the longest-waiting quiet one is announced")
+    func promotion() {
+        var d = RoomDriver(limits: RoomLimits(presence: 2))
+        for k in 1...4 { d.join(ClientID("c\(k)")) }
+        _ = d.drain("c1")
+        let effects = d.room.leave("c2", at: d.now)
+        #expect(effects.contains(.left("c2")))
+        #expect(effects.contains { if case let .joined(peer) = $0 { peer.client == "c3" } else { false } })
+        #expect(d.room.peers.map(\.client) == ["c1", "c3"])
+        let u = updates(d.drain("c1"))
+        #expect(u.flatMap(\.left) == ["c2"])
+        #expect(u.flatMap(\.joined).map(\.client) == ["c3"])
+        #expect(u.last?.present == 3)
+        // A quiet member leaving tells nobody; the count rides on the next frame.
+        #expect(d.room.leave("c4", at: d.now).isEmpty)
+        #expect(!d.room.hasPendingFrame(for: "c1"))
+        _ = d.set("c3", "gain", .number(0.25))
+        let next = updates(d.drain("c1"))
+        #expect(next.last?.present == 2)
+        #expect(next.flatMap(\.left).isEmpty, "c1 was never told of c4")
+    }
+
+    @Test("a quiet member drags like anyone, and its gesture reaches everyone")
+    func quietMembersDrag() {
+        var d = RoomDriver(limits: RoomLimits(presence: 1))
+        d.join("a"); d.join("quiet")
+        _ = d.drain("a")
+        _ = d.begin("quiet", "gain", nil)
+        _ = d.move("quiet", "gain", nil, dx: 0.1)
+        let u = updates(d.drain("a"))
+        #expect(u.flatMap(\.gestures).last?.entry.by == "quiet")
+        #expect(u.flatMap(\.gestures).last?.entry.state == .slider(value: 0.6))
+    }
+
+    @Test("under random joins and leaves, peers are the first `presence` people still here, each member's view of them exact")
+    func randomChurn() {
+        var rng = SplitMix64(seed: 11)
+        let limit = 4
+        var d = RoomDriver(limits: RoomLimits(presence: limit))
+        var here: [ClientID] = []
+        var known: [ClientID: Set<ClientID>] = [:]
+        var next = 0
+        for _ in 0..<2_000 {
+            if here.isEmpty || rng.next() % 3 != 0 {
+                next += 1
+                let id = ClientID("c\(next)")
+                let welcome = d.join(id)
+                #expect(welcome.present == here.count + 1)
+                known[id] = Set(welcome.peers.map(\.client))
+                here.append(id)
+            } else {
+                let id = here.remove(at: Int(rng.next() % UInt64(here.count)))
+                _ = d.room.leave(id, at: d.now)
+                known[id] = nil
+            }
+            #expect(d.room.peers.count == min(limit, here.count))
+            #expect(d.room.present == here.count)
+            // Everyone's view, built from its welcome and frames, matches the room's list.
+            if rng.next() % 5 == 0 {
+                let expected = Set(d.room.peers.map(\.client))
+                for id in here {
+                    for u in updates(d.drain(id)) {
+                        known[id]?.subtract(u.left)
+                        known[id]?.formUnion(u.joined.map(\.client))
+                    }
+                    var view = known[id] ?? []
+                    view.insert(id) // a member counts itself in, announced or not
+                    #expect(view.subtracting([id]) == expected.subtracting([id]), "\(id)'s view of who is here")
+                }
+            }
+        }
+    }
+}
