@@ -2,6 +2,7 @@
 #
 #   make run    run the server on the embedded defaults (http://localhost:8080)
 #   make test   run every test
+#   make bench  the scenarios S1-S6 against tandem and the peers (bench/README.md)
 #
 # Both install what they need themselves: Debian packages (libwebsockets and
 # libuv to build; for the tests also Chromium and its driver, docker-compose to
@@ -16,7 +17,7 @@ TEST_PKGS := docker-compose chromium chromium-driver $(if $(shell command -v nod
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-e2e check-compose clean
+.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-e2e check-compose clean bench
 
 all: build
 
@@ -77,6 +78,15 @@ test-e2e: venv
 check-compose:
 	docker-compose -f docker-compose.yml config -q
 	@echo "docker-compose.yml: valid"
+
+# The standard scenarios side by side against tandem and, when ../shared/bench/peers
+# exists, its peers (Node's ws: Debian node-ws; Python's websockets: the venv);
+# medians and ratios into docs/benchmarks.md. Options: make bench ARGS="--quick --only S1".
+bench: deps venv
+	$(call apt-install,$(if $(wildcard ../shared/bench/peers/node_ws),node-ws $(if $(shell command -v node),,nodejs)))
+	$(SWIFT) build -c release --product tandem
+	$(SWIFT) build -c release --product tandem-bench
+	$(VENV)/bin/python bench/run.py $(ARGS)
 
 clean:
 	rm -rf .build $(VENV)
