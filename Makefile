@@ -66,6 +66,7 @@ test-web:
 # Integration tests from Python's websockets against the real server.
 test-python: venv
 	$(SWIFT) build --product tandem
+	$(SWIFT) build --product tandem-bench
 	$(VENV)/bin/python -m pytest -q tests/integration
 
 # Two real browsers (headless Chromium via Selenium) against the real server;

@@ -24,8 +24,11 @@ final class Connection {
     var closing: (code: UInt16, reason: String)?
     /// The close code the peer sent, if it closed first.
     var peerCloseCode: UInt16?
-    /// Commits and gesture entries addressed to it since its last update, to count what conflation folded.
-    var offered = 0
+    /// The room's `offered` count at its last update: what it was offered since
+    /// then, minus what that update carried, is what conflation folded.
+    var offeredMark = 0
+    /// The fan-out round that armed it and has not written it yet (0: none); see `RoomHost.round`.
+    var round = 0
     /// rate_limited rejects in the current one-second window, and the window's start.
     var rateLimited = 0
     var rateWindow = Moment.zero
@@ -37,24 +40,60 @@ final class Connection {
     }
 }
 
-/// One room on the server: the engine, its members' connections, and the
-/// shared encoder that encodes each change once for every recipient.
+/// One room on the server: the engine, its members' connections, the
+/// shared encoder that encodes each change once for every recipient, and the
+/// state of its fan-out rounds (docs/architecture.md, "Adaptive batching").
 final class RoomHost {
     var room: Room
     var encoder = UpdateEncoder()
     var members: [ClientID: Connection] = [:]
-    /// Arrival time of the message behind each recent commit, by revision, for the delivery histogram.
-    var commitArrivals: [Int: Moment] = [:]
+    /// Commits and gesture entries offered to every member so far (see `Connection.offeredMark`).
+    var offered = 0
+
+    // MARK: fan-out rounds (Server+FanOut.swift)
+
+    /// Something every member should see changed since the latest round armed them.
+    var dirty = false
+    /// The number of the latest round (0: none yet).
+    var round = 0
+    /// When the latest round armed its members.
+    var roundStart = Moment.zero
+    /// Members the latest round armed that have not been written yet.
+    var outstanding = 0
+    /// What a round costs, from arming to writing the last member: a moving
+    /// average of the recent rounds, in seconds (0 until the first round ends).
+    var roundCost = 0.0
+    /// When a scheduled flush starts the next round, if one is scheduled.
+    var flushDue: Moment?
+    /// Whether it is in `Server.pendingFlushes`.
+    var flushListed = false
+    /// Connections whose writable callback came while the room withheld its
+    /// frames for storage: armed again as soon as the transaction is written.
+    var waitingRelease: [Connection] = []
+
+    /// The last update encoded and its bytes: members that get the same
+    /// update (same content stamps, ack and revision) share the encoding.
+    var lastUpdate: Update?
+    var lastBytes: [UInt8] = []
+
+    /// Arrival times of the messages behind recent commits, by revision modulo
+    /// the capacity, for the delivery histogram.
+    private var arrivals: [(revision: Int, at: Moment)]
 
     init(room: Room) {
         self.room = room
+        arrivals = Array(repeating: (-1, .zero), count: Self.arrivalCapacity)
     }
 
+    static let arrivalCapacity = 4096
+
     func noteCommit(revision: Int, arrival: Moment) {
-        commitArrivals[revision] = arrival
-        if commitArrivals.count > 4096 {
-            let keep = revision - 2048
-            commitArrivals = commitArrivals.filter { $0.key > keep }
-        }
+        arrivals[revision & (Self.arrivalCapacity - 1)] = (revision, arrival)
+    }
+
+    /// When the message that made `revision` arrived, if it is recent enough to be remembered.
+    func commitArrival(_ revision: Int) -> Moment? {
+        let slot = arrivals[revision & (Self.arrivalCapacity - 1)]
+        return slot.revision == revision ? slot.at : nil
     }
 }

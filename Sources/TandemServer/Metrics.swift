@@ -14,6 +14,11 @@ final class Metrics {
     /// Commits and gesture entries that were replaced by a newer one before a recipient's frame went out.
     var updatesConflated = 0
     var httpRequests: [Int: Int] = [:]
+    /// Fan-out rounds started (docs/architecture.md, "Adaptive batching"), and the members they armed.
+    var fanoutRounds = 0
+    var fanoutArmed = 0
+    /// How long fan-out rounds took, from arming their members to writing the last one.
+    var fanoutRound = Histogram(bounds: [0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1])
     /// From the arrival of the message that made a commit to the write of each frame carrying it.
     var commitDelivery = Histogram(bounds: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5])
     /// How late the housekeeping timer fires: a measure of how busy the event loop is.
@@ -40,10 +45,16 @@ final class Metrics {
         metric("tandem_bytes_out_total", "counter", "WebSocket payload bytes written.", [("", bytesOut)])
         metric("tandem_updates_conflated_total", "counter",
                "Commits and gesture entries superseded before a recipient's frame carried them.", [("", updatesConflated)])
+        metric("tandem_fanout_rounds_total", "counter",
+               "Fan-out rounds started: each wakes every member of a room that has something new.", [("", fanoutRounds)])
+        metric("tandem_fanout_armed_total", "counter",
+               "Members woken by fan-out rounds.", [("", fanoutArmed)])
         metric("tandem_http_requests_total", "counter", "HTTP requests answered, by status.",
                httpRequests.keys.sorted().map { ("{status=\"\($0)\"}", httpRequests[$0]!) })
         out += commitDelivery.exposition(name: "tandem_commit_delivery_seconds",
                                          help: "From the arrival of a committing message to each write of a frame carrying the commit.")
+        out += fanoutRound.exposition(name: "tandem_fanout_round_seconds",
+                                      help: "How long a fan-out round took, from waking a room's members to writing the last of them.")
         out += loopLag.exposition(name: "tandem_event_loop_lag_seconds",
                                   help: "How late the 250 ms housekeeping timer fired.")
         return out

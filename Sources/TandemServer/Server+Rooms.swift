@@ -33,7 +33,7 @@ extension Server {
             log.error(error.description)
             return .json(500, problem("storage", "the room could not be saved"))
         }
-        let host = RoomHost(room: room)
+        let host = Self.makeHost(room, config: config)
         rooms[schema.id] = host
         if let old {
             if old.room.schema != schema { schemaChangedAt[schema.id] = old.room.revision }
@@ -100,5 +100,12 @@ extension Server {
             }
         }
         return Room(schema: schema, committed: committed, revisions: revisions, revision: old.revision)
+    }
+
+    /// The host of `room`, with the limits this server's configuration sets.
+    static func makeHost(_ room: Room, config: ServerConfig) -> RoomHost {
+        var room = room
+        room.limits.presence = config.presenceLimit
+        return RoomHost(room: room)
     }
 }

@@ -33,6 +33,7 @@ extension Server {
         let name = queryArgument(wsi, "name") ?? ""
         let (welcome, effects) = host.room.join(connection.client, name: name, at: now)
         connection.host = host
+        connection.offeredMark = host.offered
         host.members[connection.client] = connection
         connection.welcome = encodeWelcome(welcome, since: queryArgument(wsi, "since"))
         log.info("open \(connection.client) room=\(roomID) name=\(welcome.peers.last?.name ?? "")")
@@ -105,30 +106,57 @@ extension Server {
             }
             return -1
         }
+        guard let host = connection.host else { return 0 }
         if let welcome = connection.welcome {
             connection.welcome = nil
             send(welcome, to: connection)
-        } else if let host = connection.host, let frame = host.room.nextFrame(for: connection.client) {
-            let now = Clock.now()
+        } else if host.room.withholdingFrames {
+            // Nothing goes out before storage has written the turn's commits:
+            // armed again right after the transaction (writeCommits).
+            host.waitingRelease.append(connection)
+            return 0
+        } else if let frame = host.room.nextFrame(for: connection.client) {
             switch frame {
             case let .reject(reject):
                 send(OutboundEncoder.reject(reject), to: connection)
             case let .update(update):
-                send(host.encoder.encode(update), to: connection)
+                send(encoded(update, in: host), to: connection)
                 let delivered = update.changes.count + update.gestures.count
-                metrics.updatesConflated += max(0, connection.offered - delivered)
-                connection.offered = 0
-                for change in update.changes {
-                    if let arrival = host.commitArrivals[change.revision] {
-                        metrics.commitDelivery.observe(now.seconds(since: arrival))
+                metrics.updatesConflated += max(0, host.offered - connection.offeredMark - delivered)
+                connection.offeredMark = host.offered
+                if !update.changes.isEmpty {
+                    let now = Clock.now()
+                    for change in update.changes {
+                        if let arrival = host.commitArrival(change.revision) {
+                            metrics.commitDelivery.observe(now.seconds(since: arrival))
+                        }
                     }
                 }
             }
         }
-        if let host = connection.host, host.room.hasPendingFrame(for: connection.client) {
-            arm(connection, at: Clock.now())
+        var now: Moment?
+        if connection.round != 0 {
+            let round = connection.round
+            connection.round = 0
+            if round == host.round {
+                now = Clock.now()
+                roundMemberDone(host, at: now!)
+            }
+        }
+        // More for this member alone (another reject, or what changed since its welcome).
+        if host.room.hasPendingFrame(for: connection.client) {
+            arm(connection, at: now ?? Clock.now())
         }
         return 0
+    }
+
+    /// The bytes of `update`, shared with the previous recipient when it got the same update.
+    private func encoded(_ update: Update, in host: RoomHost) -> [UInt8] {
+        if let last = host.lastUpdate, last.sameContent(as: update) { return host.lastBytes }
+        let bytes = host.encoder.encode(update)
+        host.lastUpdate = update
+        host.lastBytes = bytes
+        return bytes
     }
 
     private func send(_ bytes: [UInt8], to connection: Connection) {
@@ -146,6 +174,10 @@ extension Server {
         guard let host = connection.host else { return }
         host.members[connection.client] = nil
         let now = Clock.now()
+        if connection.round != 0 {
+            if connection.round == host.round { roundMemberDone(host, at: now) }
+            connection.round = 0
+        }
         dispatch(host.room.leave(connection.client, at: now), in: host, arrival: now)
     }
 
@@ -178,14 +210,16 @@ extension Server {
         lws_callback_on_writable(connection.wsi)
     }
 
-    /// Acts on a room's effects: wakes whoever has a frame waiting, counts and logs.
+    /// Acts on a room's effects, counts and logs: an ack or a reject wakes its
+    /// one recipient at once; what everyone should see goes out by the room's
+    /// fan-out rounds (`broadcast(in:at:)`).
     func dispatch(_ effects: [Effect], in host: RoomHost, arrival: Moment) {
-        var broadcast = false
+        var everyone = false
         var offered = 0
         for effect in effects {
             switch effect {
             case let .commit(commit):
-                broadcast = true
+                everyone = true
                 offered += 1
                 host.noteCommit(revision: commit.revision, arrival: arrival)
                 if storage != nil {
@@ -196,10 +230,10 @@ extension Server {
                 }
                 log.debug("commit \(commit.control) rev=\(commit.revision) by=\(commit.by)")
             case .gesture:
-                broadcast = true
+                everyone = true
                 offered += 1
             case .joined, .left:
-                broadcast = true
+                everyone = true
             case let .reject(reject):
                 metrics.rejects[reject.code, default: 0] += 1
                 log.info("reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")")
@@ -211,11 +245,9 @@ extension Server {
                 if let connection = host.members[client] { arm(connection, at: arrival) }
             }
         }
-        guard broadcast else { return }
-        for connection in host.members.values {
-            connection.offered += offered
-            arm(connection, at: arrival)
-        }
+        guard everyone else { return }
+        host.offered += offered
+        broadcast(in: host, at: arrival)
     }
 
     /// A client that keeps flooding past the rate limit for a whole second is closed with 1008.
@@ -256,6 +288,17 @@ extension Server {
 /// The text of a NUL-terminated C buffer, invalid UTF-8 repaired.
 func string(_ buffer: [CChar]) -> String {
     String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+extension Update {
+    /// Whether `other` carries the same frame: equal stamps mean equal content.
+    func sameContent(as other: Update) -> Bool {
+        revision == other.revision && ack == other.ack
+            && changes.count == other.changes.count && gestures.count == other.gestures.count
+            && zip(changes, other.changes).allSatisfy { $0.stamp == $1.stamp }
+            && zip(gestures, other.gestures).allSatisfy { $0.stamp == $1.stamp }
+            && joined == other.joined && left == other.left && present == other.present
+    }
 }
 
 extension Operation {

@@ -52,6 +52,12 @@ public final class Server {
     private var hostName: UnsafeMutablePointer<CChar>?
     private var timer: UnsafeMutablePointer<tandem_timer>
     private var timerDue = Moment.zero
+    /// Wakes the loop for the earliest scheduled room flush (Server+FanOut.swift).
+    let flushTimer: UnsafeMutablePointer<tandem_timer>
+    /// When the flush timer fires, if it is scheduled.
+    var flushTimerDue: Moment?
+    /// Rooms with a flush scheduled (`RoomHost.flushDue`).
+    var pendingFlushes: [RoomHost] = []
     /// A reusable write buffer with LWS_PRE bytes of headroom.
     private var scratch: UnsafeMutableRawPointer
     private var scratchCapacity: Int
@@ -66,6 +72,12 @@ public final class Server {
 
     /// How often housekeeping runs: lapsed holds, slow consumers, loop lag.
     static let tick: Int64 = 250_000
+
+    /// The per-connection receive buffer lws allocates for every WebSocket.
+    /// Client messages are small (a drag is under 150 bytes) and lws hands a
+    /// longer one over in pieces that `received` joins (up to `--max-frame`),
+    /// so 512 bytes serve; the buffer is most of an idle connection's memory.
+    static let receiveBuffer = 512
 
     /// Creates the lws context and starts listening. `rooms` are the built-in
     /// rooms (the demo); those of `config.roomsDir` follow them, a file with a
@@ -83,7 +95,7 @@ public final class Server {
             if config.dataPath == ":memory:" {
                 storage = nil
                 for (schema, _) in ordered {
-                    rooms[schema.id] = RoomHost(room: Room(schema: schema))
+                    rooms[schema.id] = Self.makeHost(Room(schema: schema), config: config)
                     roomOrder.append(schema.id)
                 }
             } else {
@@ -100,7 +112,7 @@ public final class Server {
                 let stored = try storage.loadRooms()
                 for id in ordered.map(\.schema.id) + stored.map(\.schema.id) where rooms[id] == nil {
                     guard let room = stored.first(where: { $0.schema.id == id }) else { continue }
-                    rooms[id] = RoomHost(room: Room(room))
+                    rooms[id] = Self.makeHost(Room(room), config: config)
                     roomOrder.append(id)
                 }
             }
@@ -113,9 +125,11 @@ public final class Server {
         protocols[0].name = UnsafePointer(protocolName)
         protocols[0].callback = tandemCallback
         protocols[0].per_session_data_size = MemoryLayout<UInt64>.size
-        protocols[0].rx_buffer_size = config.maxFrame + 16
+        protocols[0].rx_buffer_size = Self.receiveBuffer
         timer = .allocate(capacity: 1)
         timer.initialize(to: tandem_timer())
+        flushTimer = .allocate(capacity: 1)
+        flushTimer.initialize(to: tandem_timer())
         scratchCapacity = 64 * 1024
         scratch = .allocate(byteCount: scratchCapacity, alignment: 16)
 
@@ -155,6 +169,11 @@ public final class Server {
         }
         timerDue = Clock.now().adding(seconds: Double(Self.tick) / 1e6)
         tandem_timer_schedule(timer, Self.tick)
+        flushTimer.pointee.context = context
+        flushTimer.pointee.fire = { context in
+            guard let context, let raw = lws_context_user(context) else { return }
+            Unmanaged<Server>.fromOpaque(raw).takeUnretainedValue().flushTimerFired()
+        }
         tandem_signals_install(context)
     }
 
@@ -199,6 +218,7 @@ public final class Server {
         free(protocolName)
         free(hostName)
         timer.deallocate()
+        flushTimer.deallocate()
         scratch.deallocate()
     }
 
@@ -216,11 +236,13 @@ public final class Server {
         guard let context else { return }
         while (uvLoop.map { tandem_uv_run_once($0) } ?? lws_service(context, 0)) >= 0 {
             writeCommits()
+            flushDueRooms()
             if let stopping {
                 if connections.isEmpty || Clock.now().seconds(since: stopping) > 4 { break }
             }
         }
         tandem_timer_cancel(timer)
+        tandem_timer_cancel(flushTimer)
         writeCommits()
         lws_context_destroy(context)
         self.context = nil
@@ -258,9 +280,14 @@ public final class Server {
         for id in withheld {
             guard let host = rooms[id] else { continue }
             host.room.releaseFrames()
-            for connection in host.members.values where host.room.hasPendingFrame(for: connection.client) {
+            // Those whose writable callback found the room withholding were
+            // armed for a reason (an ack, a reject, a round): at once.
+            for connection in host.waitingRelease where connection.closing == nil && host.members[connection.client] === connection {
                 arm(connection, at: now)
             }
+            host.waitingRelease.removeAll()
+            // Everyone else by the fan-out rule.
+            requestFlush(host, at: now)
         }
         withheld.removeAll(keepingCapacity: true)
     }

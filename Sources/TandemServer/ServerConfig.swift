@@ -32,6 +32,8 @@ public struct ServerConfig: Sendable, Hashable {
     public var roomsDir: String?
     /// How much of each room's commit log to keep; `nil` keeps everything.
     public var historyKeep: HistoryKeep?
+    /// People announced one by one in a room (`RoomLimits.presence`); past it newcomers join quietly.
+    public var presenceLimit = 64
 
     public init() {}
 

@@ -124,6 +124,8 @@ final class Generator {
     var closingAll = false
     /// Called by the 1 ms timer.
     var onTick: (() -> Void)?
+    /// The rooms the bench created, by id: their welcomes must describe them.
+    var expectedSchemas: [String: RoomSchema] = [:]
 
     init(flags: Flags) throws(HTTP.Failure) {
         self.flags = flags
@@ -369,6 +371,9 @@ final class Generator {
             if room.validator == nil {
                 do {
                     let validator = try StateValidator(welcome: json)
+                    if let expected = expectedSchemas[room.id] {
+                        violate(Self.schemaDifferences(welcome: validator.schema, created: expected))
+                    }
                     room.validator = validator
                     room.available = MoveTrack.tracks(in: validator.schema)
                     room.tracksOnControl = Array(repeating: [], count: validator.schema.controls.count)
@@ -394,8 +399,30 @@ final class Generator {
         case "reject":
             rejects += 1
             if rejects <= 5 { printError("reject: \(String(decoding: message.prefix(300), as: UTF8.self))") }
+        case let type:
+            violate([Violation(control: nil, reason: "a frame of unknown type \(type.map { "'\($0)'" } ?? "(none)"): \(String(decoding: message.prefix(120), as: UTF8.self))")])
+        }
+    }
+
+    /// Where a welcome's schema differs from the room the bench created: the
+    /// states would otherwise be checked against whatever the welcome claims.
+    static func schemaDifferences(welcome: RoomSchema, created: RoomSchema) -> [Violation] {
+        guard welcome.controls.map(\.id) == created.controls.map(\.id) else {
+            return [Violation(control: nil, reason: "the welcome lists controls \(welcome.controls.map(\.id)), not the \(created.controls.map(\.id)) the bench created")]
+        }
+        var found: [Violation] = []
+        for (seen, made) in zip(welcome.controls, created.controls) where seen.kind != made.kind || seen.commit != made.commit {
+            found.append(Violation(control: seen.id, reason: "the welcome describes it as \(describe(seen)), but the bench created \(describe(made))"))
+        }
+        return found
+    }
+
+    private static func describe(_ control: Control) -> String {
+        switch control.kind {
+        case let .slider(math):
+            "a \(control.commit) slider [\(math.min), \(math.max)] step \(math.step.map { "\($0)" } ?? "none")"
         default:
-            break
+            "a \(control.kind.typeName)"
         }
     }
 

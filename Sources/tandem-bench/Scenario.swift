@@ -93,8 +93,10 @@ final class Scenario {
     /// creates (or replaces an earlier bench room with) a room of sliders.
     /// A server without the admin API (a peer) is used as it is: its welcome
     /// then says whether the room has enough thumbs.
-    static func prepareRooms(_ flags: Flags) throws(HTTP.Failure) {
-        guard flags.draggers > 0 else { return }
+    /// Returns the schemas of the rooms it created, which their welcomes must match.
+    static func prepareRooms(_ flags: Flags) throws(HTTP.Failure) -> [String: RoomSchema] {
+        var created: [String: RoomSchema] = [:]
+        guard flags.draggers > 0 else { return created }
         for id in flags.roomIDs {
             let existing: HTTP.Response
             do {
@@ -131,6 +133,7 @@ final class Scenario {
             }
             switch response.status {
             case 200, 201:
+                if let schema = try? RoomSchema(validating: SchemaDecoder.room(body)) { created[id] = schema }
                 continue
             case 404, 405, 501:
                 // No admin API: use the room as it is.
@@ -139,6 +142,7 @@ final class Scenario {
                 throw HTTP.Failure(description: "POST /api/rooms answered \(response.status): \(String(decoding: response.body, as: UTF8.self))")
             }
         }
+        return created
     }
 
     private var counters: (frames: UInt64, bytes: UInt64, offered: UInt64, delivered: UInt64) {
@@ -317,7 +321,10 @@ final class Scenario {
         }
         if let setupFailure { violations.append(Violation(control: nil, reason: setupFailure)) }
         if !flags.idle, setupFailure == nil { violations += finalComparison() }
-        let seconds = measureStart > 0 && measureEnd > measureStart ? Double(measureEnd - measureStart) / 1e9 : 0
+        // A run that ended before its window closed (a failed set-up) measured nothing.
+        let complete = generatorUsage != nil
+        if !complete { base = final }
+        let seconds = complete ? Double(measureEnd - measureStart) / 1e9 : 0
         var report = BenchReport(
             scenario: flags.idle ? "idle \(flags.clients)" : "\(flags.clients)x\(flags.draggers)@\(Format.fixed(flags.hz, 0))Hz",
             url: flags.url, clients: flags.clients, draggers: flags.draggers, hz: flags.hz, seconds: seconds,

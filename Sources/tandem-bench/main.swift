@@ -20,8 +20,9 @@ do {
 signal(SIGPIPE, SIG_IGN)
 
 do {
-    try Scenario.prepareRooms(flags)
+    let created = try Scenario.prepareRooms(flags)
     let scenario = try Scenario(flags: flags)
+    scenario.generator.expectedSchemas = created
     scenario.run()
     let report = scenario.report()
     print(report.summary)

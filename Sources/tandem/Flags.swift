@@ -20,6 +20,8 @@ enum Flags {
       --max-frame BYTES    largest WebSocket message accepted; bigger closes 1009 (default 4096)
       --idle-timeout SECS  drop a connection silent this long, pinging it after a third (default 60)
       --slow-timeout SECS  close with 4008 a connection unwritable this long (default 30)
+      --presence-limit N   people announced one by one per room (default 64); later
+                           arrivals join quietly, counted in "present"
       --event-loop NAME    poll (lws' own) or uv (libuv, epoll) (default poll)
       --log-level LEVEL    error, warn, info or debug (default info)
       --rooms DIR          serve the rooms of DIR/*.json (one room each) after the demo room
@@ -77,6 +79,11 @@ enum Flags {
                 config.idleTimeout = try seconds(value, name, max: 65535)
             case "slow-timeout":
                 config.slowTimeout = try seconds(value, name, max: 86400)
+            case "presence-limit":
+                guard let n = Int(value), (0...100_000).contains(n) else {
+                    throw Problem(message: "--presence-limit must be a number of people from 0 to 100000, not '\(value)'")
+                }
+                config.presenceLimit = n
             case "event-loop":
                 guard let loop = ServerConfig.EventLoop(rawValue: value) else {
                     throw Problem(message: "--event-loop must be poll or uv, not '\(value)'")

@@ -60,3 +60,28 @@ def test_a_reject_comes_before_the_update_that_carries_its_ack(server, connect):
     first = ann.recv()
     assert first["type"] == "reject" and first["seq"] == seq, first
     ann.expect_ack(seq)
+
+
+def test_past_the_presence_limit_newcomers_join_quietly_and_are_counted(start_server, connect):
+    server = start_server("--presence-limit", "2")
+    ann = connect(server, name="Ann")
+    bob = connect(server, name="Bob")
+    cy = connect(server, name="Cy")
+    assert ann.welcome["present"] == 1
+    assert [p["name"] for p in cy.welcome["peers"]] == ["Ann", "Bob"], "Cy is past the limit: not listed"
+    assert cy.welcome["present"] == 3
+    # Ann hears of Bob, never of Cy; the count rides on her next frame.
+    ann.expect(lambda f: any(p["client"] == bob.id for p in f.get("joined") or []))
+    ann.set("gain", 0.25)
+    frame = ann.expect(lambda f: f.get("present") == 3)
+    assert not any(p["client"] == cy.id for p in frame.get("joined") or [])
+    # Cy drags like anyone.
+    cy.set("gain", 0.75)
+    ann.expect(lambda f: any(c["control"] == "gain" and c.get("by") == cy.id for c in f.get("changes") or []))
+    # Bob leaves: Cy is announced in his place.
+    bob.close()
+    ann.expect(lambda f: bob.id in (f.get("left") or []))
+    ann.expect(lambda f: any(p["client"] == cy.id for p in f.get("joined") or []), since=0)
+    snapshot = server.get("/api/rooms/demo").json()
+    assert snapshot["present"] == 2
+    assert [p["name"] for p in snapshot["peers"]] == ["Ann", "Cy"]
