@@ -56,13 +56,17 @@ final class Client {
     }
 }
 
-/// The bytes of a frame as a dictionary key, hashed in one pass.
-struct FrameKey: Hashable {
+/// An update frame seen before: its bytes and what they decoded to.
+struct CachedFrame {
     let bytes: [UInt8]
+    let update: DecodedUpdate
+}
 
-    func hash(into hasher: inout Hasher) {
-        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
-    }
+/// The hash of a frame's bytes, computed in one pass without copying them.
+func frameHash(_ bytes: UnsafeRawBufferPointer) -> Int {
+    var hasher = Hasher()
+    hasher.combine(bytes: bytes)
+    return hasher.finalize()
 }
 
 /// One room of the run: its path, its schema's validator and the tracks dragged in it.
@@ -76,9 +80,10 @@ final class RoomRun {
     var tracksOnControl: [[Int]] = []
     /// Open connections in the room (what one move is offered to).
     var connected = 0
-    /// Decoded update frames by their bytes: a server sends the same bytes to
-    /// many receivers, so each distinct frame is parsed and checked once.
-    var decoded: [FrameKey: DecodedUpdate] = [:]
+    /// Decoded update frames by the hash of their bytes (the bytes are
+    /// compared on a hit): a server sends the same bytes to many receivers,
+    /// so each distinct frame is parsed and checked once.
+    var decoded: [Int: CachedFrame] = [:]
 
     init(id: String) {
         self.id = id
@@ -246,16 +251,23 @@ final class Generator {
                 rooms[client.room].connected += 1
             }
         case LWS_CALLBACK_CLIENT_RECEIVE:
-            let receipt = monotonicNow()
-            if let input, length > 0 {
-                client.incoming.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-            }
+            let piece = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
             if !client.probe { bytes += UInt64(length) }
-            guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
-            let message = client.incoming
-            client.incoming.removeAll(keepingCapacity: true)
+            guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else {
+                client.incoming.append(contentsOf: piece)
+                return 0
+            }
+            let receipt = monotonicNow()
             if !client.probe { frames += 1 }
-            received(message, by: client, at: receipt)
+            if client.incoming.isEmpty {
+                // The usual case: the whole message in one piece, read in place.
+                received(piece, by: client, at: receipt)
+            } else {
+                client.incoming.append(contentsOf: piece)
+                let message = client.incoming
+                client.incoming.removeAll(keepingCapacity: true)
+                message.withUnsafeBytes { received($0, by: client, at: receipt) }
+            }
         case LWS_CALLBACK_CLIENT_WRITEABLE:
             return writable(client, wsi)
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
@@ -334,13 +346,14 @@ final class Generator {
     }
 
     /// One whole message: welcome, update or reject.
-    private func received(_ message: [UInt8], by client: Client, at receipt: UInt64) {
+    private func received(_ message: UnsafeRawBufferPointer, by client: Client, at receipt: UInt64) {
         let room = rooms[client.room]
         // Updates dominate, and most reach many receivers byte for byte: decode each once.
         if let validator = room.validator, var view = client.view {
-            let key = FrameKey(bytes: message)
-            if let update = room.decoded[key] {
-                absorb(update, into: &view, by: client, in: room, validator: validator, at: receipt)
+            let key = frameHash(message)
+            if let cached = room.decoded[key], cached.bytes.count == message.count,
+               message.count == 0 || cached.bytes.withUnsafeBytes({ memcmp($0.baseAddress!, message.baseAddress!, message.count) == 0 }) {
+                absorb(cached.update, into: &view, by: client, in: room, validator: validator, at: receipt)
                 client.view = view
                 return
             }
@@ -353,7 +366,7 @@ final class Generator {
                     return
                 }
                 if room.decoded.count >= 4096 { room.decoded.removeAll(keepingCapacity: true) }
-                room.decoded[key] = update
+                room.decoded[key] = CachedFrame(bytes: Array(message), update: update)
                 absorb(update, into: &view, by: client, in: room, validator: validator, at: receipt)
                 client.view = view
                 return
