@@ -63,6 +63,8 @@ final class Scenario {
     private var rssBefore: Int64 = 0
     private var settledAt: UInt64 = 0
     private let probes: Int
+    /// The clients that drag (the 1 ms tick looks only at them).
+    private var draggers: [Client] = []
 
     init(flags: Flags) throws(HTTP.Failure) {
         self.flags = flags
@@ -191,7 +193,7 @@ final class Scenario {
         }
         // Draggers: ask to write when a move is due.
         if now >= scheduleStart, closeAt == 0 {
-            for client in generator.clients where client.track >= 0 && client.open && !client.ended {
+            for client in draggers where client.open && !client.ended {
                 if generator.recorder.schedule(ofTrack: client.track).movesDue(at: now) > client.nextMove {
                     generator.requestWrite(client)
                 }
@@ -247,7 +249,7 @@ final class Scenario {
             if flags.slow > 0 {
                 for client in generator.clients where client.slow { generator.setReading(client, true) }
             }
-            for client in generator.clients where client.track >= 0 && client.open {
+            for client in draggers where client.open {
                 client.wantsEnd = true
                 generator.requestWrite(client)
             }
@@ -287,6 +289,7 @@ final class Scenario {
             }
         }
         measureStart = scheduleStart + UInt64(flags.warmup * 1e9)
+        draggers = generator.clients.filter { $0.track >= 0 }
         last = counters
     }
 
