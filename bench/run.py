@@ -850,6 +850,9 @@ def one_run(c: Case, s: str, run: int, a: argparse.Namespace, out_dir: Path, pee
         elif rec.status != "PASS" and not rec.note:
             rec.note = ("no update delivered in the measured window" if rec.report and no_delivery(rec.report)
                         else last_verdict(Path(f"{stem}.txt")))
+        ambiguous = ((rec.report or {}).get("updates") or {}).get("ambiguous") or 0
+        if ambiguous:
+            rec.note = (rec.note + "; " if rec.note else "") + f"{int(ambiguous)} ambiguous moves (receivers lagged a whole code period)"
     finally:
         code = server.stop()
         if code not in (0, None, -signal.SIGTERM) and rec.status != "SERVER FAIL" and "server exited" not in rec.note:

@@ -73,6 +73,8 @@ public struct BenchReport: Sendable {
     public var slowLatency: LatencyHistogram?
     /// Memory mode (`--idle`): the server's RSS before and after the connections.
     public var idle: IdleMemory?
+    /// Delivered moves whose identity was ambiguous (`LatencyRecorder.ambiguous`).
+    public var ambiguous: UInt64 = 0
 
     public init(scenario: String, url: String, clients: Int, draggers: Int, hz: Double, seconds: Double,
                 offered: UInt64, delivered: UInt64, frames: UInt64, bytes: UInt64,
@@ -137,6 +139,7 @@ public struct BenchReport: Sendable {
                 JSONMember("delivered", .number(Double(delivered))),
                 JSONMember("deliveredShare", .number(deliveredShare)),
                 JSONMember("perFrame", .number(updatesPerFrame)),
+                JSONMember("ambiguous", .number(Double(ambiguous))),
             ])),
             JSONMember("frames", .object([
                 JSONMember("count", .number(Double(frames))),
@@ -221,6 +224,9 @@ public struct BenchReport: Sendable {
         let where_ = rooms > 1 ? " in \(rooms) rooms" : ""
         lines.append("tandem-bench \(scenario): \(clients) clients\(where_), \(draggers) draggers\(rooms > 1 ? " per room" : "") at \(Format.fixed(hz, hz == hz.rounded() ? 0 : 1)) Hz, \(Format.fixed(seconds, 1)) s measured")
         lines.append("updates  offered \(Format.count(Double(offered))), delivered \(Format.count(Double(delivered))) (\(Format.percent(deliveredShare))), \(Format.fixed(updatesPerFrame, 2)) per frame")
+        if ambiguous > 0 {
+            lines.append("         \(Format.count(Double(ambiguous))) moves were ambiguous (receivers lagged a whole code period; counted at the larger latency)")
+        }
         lines.append("traffic  \(Format.count(framesPerSecond)) frames/s, \(Format.bytes(bytesPerSecond))/s")
         lines.append("latency  p50 \(Format.duration(latency.percentile(50)))  p90 \(Format.duration(latency.percentile(90)))  p99 \(Format.duration(latency.percentile(99)))  p99.9 \(Format.duration(latency.percentile(99.9)))  max \(Format.duration(latency.max))  (\(Format.count(Double(latency.count))) samples)")
         if let fastLatency, let slowLatency {

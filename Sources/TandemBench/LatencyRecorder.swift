@@ -31,6 +31,11 @@ public struct LatencyRecorder: Sendable {
     public private(set) var repeated: UInt64 = 0
     /// States that reflected no move.
     public private(set) var unrelated: UInt64 = 0
+    /// Moves recorded whose position several moves since the receiver's last
+    /// could have shown (the track's code repeated within the receiver's
+    /// lag): the oldest was taken, so latency is over- rather than
+    /// under-reported. Only short tracks (the demo room's) can be ambiguous.
+    public private(set) var ambiguous: UInt64 = 0
 
     public private(set) var tracks: [MoveTrack] = []
     private var schedules: [OpenLoopSchedule] = []
@@ -66,7 +71,7 @@ public struct LatencyRecorder: Sendable {
         }
         let schedule = schedules[number]
         let due = schedule.movesDue(at: receipt)
-        guard due > 0, let move = tracks[number].move(fromPosition: position, latest: due - 1) else {
+        guard due > 0, var move = tracks[number].move(fromPosition: position, latest: due - 1) else {
             unrelated += 1
             return .notAMove
         }
@@ -74,9 +79,17 @@ public struct LatencyRecorder: Sendable {
         while lastSeen.count <= receiver {
             lastSeen.append(Array(repeating: -1, count: schedules.count))
         }
-        guard move > lastSeen[receiver][number] else {
+        let seen = lastSeen[receiver][number]
+        guard move > seen else {
             repeated += 1
             return .repeated(move: move)
+        }
+        // Moves reach a receiver in order: of the moves since its last one that
+        // share this position's code, take the oldest (the largest latency).
+        let period = tracks[number].positions
+        if move - period > seen {
+            ambiguous += 1
+            while move - period > seen { move -= period }
         }
         lastSeen[receiver][number] = move
         let latency = schedule.latency(ofMove: move, receivedAt: receipt)
@@ -105,6 +118,7 @@ public struct LatencyRecorder: Sendable {
 
     /// Forgets everything recorded (not the tracks): the start of the measured window.
     public mutating func resetHistograms() {
+        ambiguous = 0
         total.reset()
         interval.reset()
         for g in groups.indices { groups[g].reset() }

@@ -58,6 +58,7 @@ final class Scenario {
     private var fastLatency = LatencyHistogram()
     private var slowLatency = LatencyHistogram()
     private var slowReading = true
+    private var ambiguous: UInt64 = 0
     private var setupFailure: String?
     private var idle: IdleMemory?
     private var rssBefore: Int64 = 0
@@ -239,6 +240,7 @@ final class Scenario {
             let interval = generator.recorder.takeInterval()
             if interval.count > 0 { timeline.append(LatencyPoint(seconds: Double(now - measureStart) / 1e9, histogram: interval)) }
             measuredLatency = generator.recorder.total
+            ambiguous = generator.recorder.ambiguous
             fastLatency = generator.recorder.groups[0]
             slowLatency = generator.recorder.groups[1]
             let wall = Double(now - measureStart) / 1e9
@@ -340,6 +342,7 @@ final class Scenario {
             report.violations.append(Violation(control: nil, reason: "no update was delivered in the measured window"))
         }
         report.rooms = flags.rooms
+        report.ambiguous = ambiguous
         report.slowPercent = flags.slow
         if flags.slow > 0 {
             report.fastLatency = fastLatency

@@ -171,4 +171,26 @@ struct OpenLoopScheduleTests {
         recorder.resetHistograms()
         #expect(recorder.total.count == 0 && recorder.groups[1].count == 0 && recorder.delivered == 3)
     }
+
+    @Test("on a short track a receiver that lags a whole period gets the oldest candidate, flagged ambiguous")
+    func ambiguousMoves() throws {
+        let gain = try #require(MoveTrack.tracks(in: RoomSchema.demo).first { $0.control == "gain" })
+        #expect(gain.positions == 100)
+        var recorder = LatencyRecorder()
+        let schedule = OpenLoopSchedule(start: 0, hz: 100) // move n due at n*10 ms
+        let t = recorder.addTrack(gain, schedule: schedule)
+        // Receiver 0 sees move 5 at 60 ms: unambiguous.
+        #expect(recorder.observe(receiver: 0, track: t, position: gain.position(ofMove: 5), at: 60 * ms) == .recorded(move: 5, latency: 10 * ms))
+        // Then, 2.5 s later, move 6's position: moves 6, 106 and 206 share it and
+        // all fell due since move 5; moves arrive in order, so it is move 6, 2.44 s late.
+        let late = recorder.observe(receiver: 0, track: t, position: gain.position(ofMove: 6), at: 2_500 * ms)
+        #expect(late == .recorded(move: 6, latency: 2_440 * ms))
+        #expect(recorder.ambiguous == 1)
+        // A receiver keeping up is never ambiguous, across the wrap too.
+        for n in [0, 50, 99, 100, 101, 150, 199, 200] {
+            _ = recorder.observe(receiver: 1, track: t, position: gain.position(ofMove: n), at: UInt64(n) * 10 * ms + 3 * ms)
+        }
+        #expect(recorder.ambiguous == 1)
+        #expect(recorder.delivered == 2 + 8)
+    }
 }
