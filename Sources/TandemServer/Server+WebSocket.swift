@@ -107,14 +107,16 @@ extension Server {
             return -1
         }
         guard let host = connection.host else { return 0 }
+        if host.room.withholdingFrames {
+            // Nothing goes out before storage has written the turn's commits,
+            // not even a welcome (it shows the room's state, those commits
+            // included): armed again right after the transaction (writeCommits).
+            host.waitingRelease.append(connection)
+            return 0
+        }
         if let welcome = connection.welcome {
             connection.welcome = nil
             send(welcome, to: connection)
-        } else if host.room.withholdingFrames {
-            // Nothing goes out before storage has written the turn's commits:
-            // armed again right after the transaction (writeCommits).
-            host.waitingRelease.append(connection)
-            return 0
         } else if let frame = host.room.nextFrame(for: connection.client) {
             switch frame {
             case let .reject(reject):
