@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -27,7 +26,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from helpers import ROOT, Client, TandemServer, open_websocket  # noqa: E402
+from helpers import ROOT, Client, TandemServer, copy_binary, open_websocket  # noqa: E402
 
 DEFAULT_BINARY = ROOT / ".build" / "debug" / "tandem"
 
@@ -60,16 +59,9 @@ def tandem_binary(tmp_path_factory) -> Path:
             _build()
     if not usable():
         pytest.fail(f"{source} is missing and `swift build --product tandem` did not make it")
-    copy = tmp_path_factory.mktemp("bin") / "tandem"
-    for _ in range(10):
-        try:
-            shutil.copy2(source, copy)
-            break
-        except OSError:
-            time.sleep(3)
-    else:
+    copy = copy_binary(source, tmp_path_factory.mktemp("bin"), "tandem")
+    if copy is None:
         pytest.fail(f"cannot copy {source}")
-    copy.chmod(0o755)
     return copy
 
 

@@ -11,6 +11,7 @@ import base64
 import hashlib
 import http.client
 import json
+import shutil
 import os
 import re
 import signal
@@ -595,3 +596,17 @@ class RawWebSocket:
             self.sock.close()
         except OSError:
             pass
+
+
+def copy_binary(source: Path, folder: Path, name: str) -> Path | None:
+    """Copies an executable aside (a rebuild during the tests cannot swap it),
+    retrying while a build holds the file; `None` if it cannot be copied."""
+    copy = folder / name
+    for _ in range(10):
+        try:
+            shutil.copy2(source, copy)
+            copy.chmod(0o755)
+            return copy
+        except OSError:
+            time.sleep(3)
+    return None

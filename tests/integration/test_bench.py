@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import time
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from typing import Any
 import pytest
 
 from corrupting_proxy import CorruptingProxy
-from helpers import ROOT
+from helpers import ROOT, copy_binary
 
 DEFAULT_BENCH = ROOT / ".build" / "debug" / "tandem-bench"
 
@@ -41,16 +40,9 @@ def bench_binary(tmp_path_factory) -> Path:
     if not (source.is_file() and os.access(source, os.X_OK)):
         pytest.fail(f"{source} is missing: build it with `swift build --product tandem-bench` "
                     "(or set TANDEM_BENCH_BINARY)")
-    copy = tmp_path_factory.mktemp("bench-bin") / "tandem-bench"
-    for _ in range(10):
-        try:
-            shutil.copy2(source, copy)
-            break
-        except OSError:
-            time.sleep(3)
-    else:
+    copy = copy_binary(source, tmp_path_factory.mktemp("bench-bin"), "tandem-bench")
+    if copy is None:
         pytest.fail(f"cannot copy {source}")
-    copy.chmod(0o755)
     return copy
 
 
