@@ -4,7 +4,6 @@ whatever arrives while a round is in flight waits for the next one."""
 
 import json
 import os
-import struct
 import time
 
 from helpers import RawWebSocket, control_of, find_gesture, has_gesture
