@@ -8,10 +8,12 @@ enum FanOut {
     /// fan-out takes at most about a third of the event loop...
     static let factor = 3.0
     /// ... and at most this long apart, the longest an update waits for its
-    /// round: one frame of a 60 Hz display, so that a thumb dragged at 60 Hz
-    /// is not conflated, and a receiver sees every dragged thumb at 60 Hz
-    /// while the server keeps up.
-    static let maxPeriod = 0.016
+    /// round: under the 16.7 ms between a 60 Hz dragger's moves with room for
+    /// the timer's whole milliseconds and the loop's lateness, so that a thumb
+    /// dragged at 60 Hz is not conflated and a receiver sees every dragged
+    /// thumb at 60 Hz while the server keeps up (a 16 ms cap folded 2 % of
+    /// the moves at 500 receivers; docs/benchmarks.md).
+    static let maxPeriod = 0.012
     /// The weight of the newest round in the moving average of round costs.
     static let smoothing = 0.5
     /// Flushes due within this much are started now: lws' poll() waits in whole
