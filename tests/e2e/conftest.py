@@ -81,10 +81,11 @@ class Server:
     """`tandem --port PORT --data DATA` run from the project root; start() and stop() keep the
     same port and data (a SQLite file keeps the rooms across a restart, `:memory:` does not)."""
 
-    def __init__(self, binary: Path, port: int, data: str):
+    def __init__(self, binary: Path, port: int, data: str, flags: tuple[str, ...] = ()):
         self.binary = binary
         self.port = port
         self.data = data
+        self.flags = tuple(flags)
         self.http = f"http://127.0.0.1:{port}"
         self.proc: subprocess.Popen | None = None
         self.stderr_lines: list[str] = []
@@ -98,7 +99,7 @@ class Server:
             proc = subprocess.Popen(
                 # --data :memory: (the default here): every test, and every restart, starts from the
                 # initial demo room; a file keeps the room across restarts.
-                [str(self.binary), "--port", str(self.port), "--data", self.data],
+                [str(self.binary), "--port", str(self.port), "--data", self.data, *self.flags],
                 cwd=str(ROOT), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", bufsize=1)
             self.proc = proc
@@ -208,6 +209,7 @@ def tandem_binary() -> Path:
 def pytest_configure(config):
     config.addinivalue_line("markers", 'tandem_data(kind): the server\'s --data for this test: ":memory:" '
                                        '(the default) or "file", a fresh SQLite file of its own')
+    config.addinivalue_line("markers", "tandem_flags(*flags): more command-line flags for this test's server")
 
 
 @pytest.fixture
@@ -218,7 +220,8 @@ def server(tandem_binary, tmp_path, request):
     marker = request.node.get_closest_marker("tandem_data")
     kind = marker.args[0] if marker else ":memory:"
     data = str(tmp_path / "tandem.db") if kind == "file" else kind
-    srv = Server(tandem_binary, free_port(), data)
+    flags = request.node.get_closest_marker("tandem_flags")
+    srv = Server(tandem_binary, free_port(), data, flags.args if flags else ())
     yield srv
     rc = srv.stop()
     assert rc == 0, f"server exited {rc} on SIGTERM\n" + "\n".join(srv.stderr_lines[-20:])

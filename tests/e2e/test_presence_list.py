@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 
 def test_both_windows_list_both_people_and_one_who_leaves_shows_away_then_is_removed_after_about_5_seconds(browser):
     a, b = browser("Ann"), browser("Bob")
@@ -28,3 +30,23 @@ def test_both_windows_list_both_people_and_one_who_leaves_shows_away_then_is_rem
     grace = removed_at - away_at
     assert 3.5 <= grace <= 7.5, f"away for {grace:.1f} s (from the leave: {removed_at - gone_at:.1f} s), not about 5 s"
     assert a_id in a.presence() and a.presence()[a_id]["me"]
+
+
+@pytest.mark.tandem_flags("--presence-limit", "2")
+def test_past_the_presence_limit_the_list_ends_with_plus_n_more(browser, server):
+    a, b = browser("Ann"), browser("Bob")
+    a_id, b_id = a.my_client_id(), b.my_client_id()
+    a.wait(lambda: {a_id, b_id} <= set(a.presence()), what="Ann lists Ann and Bob")
+    c = browser("Cy")  # the third: joins quietly
+    # Cy sees the two announced people and counts itself among the rest.
+    c.wait(lambda: c.exists("#presence li.peer-more"), what="Cy's list ends with +N more")
+    assert set(c.presence()) == {a_id, b_id}, c.presence()
+    assert c.find("#presence li.peer-more").text == "+1 more"
+    assert "you among them" in c.find("#presence li.peer-more").get_attribute("title")
+    # Ann learns the count with her next frame: a commit from anywhere.
+    server.put("gain", 0.3)
+    a.wait(lambda: a.exists("#presence li.peer-more") and a.find("#presence li.peer-more").text == "+1 more",
+           what="Ann's list ends with +1 more")
+    assert set(a.presence()) == {a_id, b_id}
+    assert a.find("#presence").get_attribute("aria-label") == "3 people here"
+    a.screenshot("presence-plus-n-more.png")

@@ -32,8 +32,9 @@ export function renderPresence(list, peers, present = null) {
   const unlisted = unlistedCount(peers, present);
   if (unlisted > 0) {
     if (!more) more = h("li", { class: "peer-more" });
+    const meUnlisted = !peers.some((p) => p.me);
     setText(more, `+${unlisted} more`);
-    more.title = `${unlisted} more ${unlisted === 1 ? "person" : "people"} watching`;
+    more.title = `${unlisted} more ${unlisted === 1 ? "person" : "people"} here${meUnlisted ? ", you among them" : ""}`;
     list.appendChild(more);
   } else if (more) {
     more.remove();
@@ -42,11 +43,10 @@ export function renderPresence(list, peers, present = null) {
   list.setAttribute("aria-label", `${here} ${here === 1 ? "person" : "people"} here`);
 }
 
-/** People the server counts as present but does not list (a room past its presence limit). */
+/** People the server counts as present but does not list (a room past its
+ * presence limit), me included when I joined quietly myself. */
 export function unlistedCount(peers, present) {
   if (typeof present !== "number") return 0;
   const listed = peers.filter((p) => !p.away).length;
-  const meListed = peers.some((p) => p.me && !p.away);
-  // I am always present; when I am not listed myself, I am one of the unlisted.
-  return Math.max(0, present - listed - (meListed ? 0 : 1));
+  return Math.max(0, present - listed);
 }
