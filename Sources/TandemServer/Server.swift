@@ -79,6 +79,9 @@ public final class Server {
     /// so 512 bytes serve; the buffer is most of an idle connection's memory.
     static let receiveBuffer = 512
 
+    /// Seconds between two presence refreshes of a room (`Room.refreshPresence`).
+    static let presenceRefresh = 2.0
+
     /// Creates the lws context and starts listening. `rooms` are the built-in
     /// rooms (the demo); those of `config.roomsDir` follow them, a file with a
     /// built-in room's id replacing it in place.
@@ -321,6 +324,14 @@ public final class Server {
         tandem_timer_schedule(timer, Self.tick)
         for host in rooms.values where host.room.nextLapse.map({ $0 <= now }) ?? false {
             dispatch(host.room.expire(at: now), in: host, arrival: now)
+        }
+        // Quiet arrivals and departures (past --presence-limit) wake nobody:
+        // every 2 s at most, a room whose count moved tells its members.
+        for host in rooms.values
+        where host.room.present != host.presenceRefreshed.present && now.seconds(since: host.presenceRefreshed.at) >= Self.presenceRefresh {
+            host.presenceRefreshed = (host.room.present, now)
+            host.room.refreshPresence()
+            broadcast(in: host, at: now)
         }
         for connection in connections.values {
             if let armed = connection.armedSince, connection.closing == nil, now.seconds(since: armed) >= config.slowTimeout {

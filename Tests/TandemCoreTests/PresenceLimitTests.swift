@@ -107,4 +107,20 @@ struct PresenceLimitTests {
             }
         }
     }
+
+    @Test("a presence refresh gives a frame with the count to whoever has not heard it, and to nobody else")
+    func refresh() {
+        var d = RoomDriver(limits: RoomLimits(presence: 1))
+        d.join("a")
+        _ = d.drain("a")
+        d.join("quiet")
+        _ = d.drain("quiet")
+        #expect(!d.room.hasPendingFrame(for: "a"), "a quiet join wakes nobody")
+        d.room.refreshPresence()
+        let u = updates(d.drain("a"))
+        #expect(u.count == 1 && u.first?.present == 2)
+        #expect(d.drain("quiet").isEmpty, "the newcomer's welcome already said 2")
+        d.room.refreshPresence()
+        #expect(d.drain("a").isEmpty, "nothing new: no frame")
+    }
 }

@@ -85,3 +85,14 @@ def test_past_the_presence_limit_newcomers_join_quietly_and_are_counted(start_se
     snapshot = server.get("/api/rooms/demo").json()
     assert snapshot["present"] == 2
     assert [p["name"] for p in snapshot["peers"]] == ["Ann", "Cy"]
+
+
+def test_an_idle_room_past_the_presence_limit_hears_the_count_within_about_2_s(start_server, connect):
+    server = start_server("--presence-limit", "1")
+    ann = connect(server, name="Ann")
+    bob = connect(server, name="Bob")  # quiet: nobody is woken by his arrival
+    assert bob.welcome["present"] == 2
+    frame = ann.expect(lambda f: f.get("present") == 2, timeout=5)
+    assert not frame.get("joined") and not frame.get("changes"), frame
+    bob.close()
+    ann.expect(lambda f: f.get("present") == 1, timeout=5)

@@ -16,6 +16,8 @@ struct ChangeLog: Sendable {
         case endedGesture(slot: Int)
         case liveGesture(slot: Int)
         case peer(ClientID)
+        /// The number of people present changed (see `Room.refreshPresence`).
+        case presence
     }
 
     private struct Node: Sendable {
@@ -42,6 +44,7 @@ struct ChangeLog: Sendable {
         for c in 0..<controls { nodes.append(Node(item: .control(c))) }
         for s in 0..<slots { nodes.append(Node(item: .endedGesture(slot: s))) }
         for s in 0..<slots { nodes.append(Node(item: .liveGesture(slot: s))) }
+        nodes.append(Node(item: .presence))
     }
 
     /// Marks `item` changed now and returns its new stamp.
@@ -117,6 +120,7 @@ struct ChangeLog: Sendable {
         case let .control(c): c
         case let .endedGesture(s): controlCount + s
         case let .liveGesture(s): controlCount + slotCount + s
+        case .presence: controlCount + 2 * slotCount
         case .peer: -1
         }
     }

@@ -27,6 +27,8 @@ extension Room {
                 if let entry = slots[s].endedEntry { update.gestures.append(StampedGesture(entry: entry, stamp: stamp)) }
             case let .liveGesture(s):
                 if let entry = slots[s].liveEntry { update.gestures.append(StampedGesture(entry: entry, stamp: stamp)) }
+            case .presence:
+                continue // `present` is added below for whoever has not heard the count
             case let .peer(id):
                 if id == client { continue }
                 if let present = members[id] {
@@ -46,6 +48,7 @@ extension Room {
         // Items can leave the log before this member saw them (someone who came
         // and went between two frames): then there is nothing to send.
         let empty = update.changes.isEmpty && update.gestures.isEmpty && update.joined.isEmpty && update.left.isEmpty
+            && update.present == nil
         return empty && !acked ? nil : .update(update)
     }
 

@@ -73,6 +73,14 @@ extension Room {
         }
     }
 
+    /// Makes every member whose last frame told it another number of people
+    /// present due a frame carrying `present`. Quiet arrivals and departures
+    /// wake nobody; a server calls this now and then (Tandem: at most every
+    /// 2 s while the count has changed) so that an idle room's count catches up.
+    public mutating func refreshPresence() {
+        log.touch(.presence)
+    }
+
     /// What a client sees on arrival, without the client-specific fields when `client` is nil.
     public func welcome(for client: ClientID?) -> Welcome {
         Welcome(
