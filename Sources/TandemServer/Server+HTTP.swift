@@ -203,9 +203,8 @@ extension Server {
         var out = JSONWriter()
         out.append(raw: "{\"room\":")
         out.append(string: room)
-        out.append(raw: ",\"history\":[")
-        for (i, c) in commits.enumerated() {
-            if i > 0 { out.append(raw: ",") }
+        out.append(raw: ",\"history\":")
+        out.append(array: commits) { out, c in
             out.append(raw: "{\"rev\":")
             out.append(int: c.revision)
             out.append(raw: ",\"control\":")
@@ -220,7 +219,7 @@ extension Server {
             out.append(string: isoTime(c.time))
             out.append(raw: "}")
         }
-        out.append(raw: "]}")
+        out.append(raw: "}")
         return .json(200, out.bytes)
     }
 

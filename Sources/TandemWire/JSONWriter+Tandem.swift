@@ -120,12 +120,9 @@ extension JSONWriter {
                 append(number: step)
             }
         case let .snap(spec):
-            append(raw: ",\"values\":[")
-            for (k, value) in spec.values.enumerated() {
-                if k > 0 { append(byte: ASCII.comma) }
-                append(number: value)
-            }
-            append(raw: "],\"layout\":")
+            append(raw: ",\"values\":")
+            append(array: spec.values) { $0.append(number: $1) }
+            append(raw: ",\"layout\":")
             append(string: spec.layout.rawValue)
             append(raw: ",\"unit\":")
             append(string: spec.unit)

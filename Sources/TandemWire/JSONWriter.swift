@@ -20,6 +20,18 @@ public struct JSONWriter: Sendable {
         bytes.reserveCapacity(capacity)
     }
 
+    /// `[e1,e2,…]`: each element written by `element`, commas between them.
+    public mutating func append<S: Sequence>(array items: S, _ element: (inout JSONWriter, S.Element) -> Void) {
+        bytes.append(ASCII.openBracket)
+        var first = true
+        for item in items {
+            if !first { bytes.append(ASCII.comma) }
+            first = false
+            element(&self, item)
+        }
+        bytes.append(ASCII.closeBracket)
+    }
+
     /// Literal JSON text, such as `{"type":"update","rev":`, copied as is.
     public mutating func append(raw text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
@@ -88,12 +100,7 @@ public struct JSONWriter: Sendable {
         case let .string(s):
             append(string: s)
         case let .array(elements):
-            bytes.append(ASCII.openBracket)
-            for (k, element) in elements.enumerated() {
-                if k > 0 { bytes.append(ASCII.comma) }
-                append(element)
-            }
-            bytes.append(ASCII.closeBracket)
+            append(array: elements) { $0.append($1) }
         case let .object(members):
             bytes.append(ASCII.openBrace)
             for (k, member) in members.enumerated() {

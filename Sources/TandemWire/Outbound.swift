@@ -24,22 +24,13 @@ public enum OutboundEncoder {
         w.append(string: welcome.title)
         w.append(raw: ",\"rev\":")
         w.append(int: welcome.revision)
-        w.append(raw: ",\"controls\":[")
-        for (k, snapshot) in welcome.controls.enumerated() {
-            if k > 0 { w.append(byte: ASCII.comma) }
-            w.append(snapshot: snapshot)
-        }
-        w.append(raw: "],\"peers\":[")
-        for (k, peer) in welcome.peers.enumerated() {
-            if k > 0 { w.append(byte: ASCII.comma) }
-            w.append(peer: peer)
-        }
-        w.append(raw: "],\"gestures\":[")
-        for (k, gesture) in welcome.gestures.enumerated() {
-            if k > 0 { w.append(byte: ASCII.comma) }
-            w.append(gesture: gesture)
-        }
-        w.append(raw: "],\"present\":")
+        w.append(raw: ",\"controls\":")
+        w.append(array: welcome.controls) { $0.append(snapshot: $1) }
+        w.append(raw: ",\"peers\":")
+        w.append(array: welcome.peers) { $0.append(peer: $1) }
+        w.append(raw: ",\"gestures\":")
+        w.append(array: welcome.gestures) { $0.append(gesture: $1) }
+        w.append(raw: ",\"present\":")
         w.append(int: welcome.present)
         w.append(byte: ASCII.closeBrace)
         return w.bytes

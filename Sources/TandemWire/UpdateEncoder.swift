@@ -44,36 +44,20 @@ public struct UpdateEncoder: Sendable {
         w.append(raw: ",\"ack\":")
         w.append(int: update.ack)
         if !update.changes.isEmpty {
-            w.append(raw: ",\"changes\":[")
-            for (k, change) in update.changes.enumerated() {
-                if k > 0 { w.append(byte: ASCII.comma) }
-                w.append(fragment(for: change))
-            }
-            w.append(byte: ASCII.closeBracket)
+            w.append(raw: ",\"changes\":")
+            w.append(array: update.changes) { $0.append(fragment(for: $1)) }
         }
         if !update.gestures.isEmpty {
-            w.append(raw: ",\"gestures\":[")
-            for (k, gesture) in update.gestures.enumerated() {
-                if k > 0 { w.append(byte: ASCII.comma) }
-                w.append(fragment(for: gesture))
-            }
-            w.append(byte: ASCII.closeBracket)
+            w.append(raw: ",\"gestures\":")
+            w.append(array: update.gestures) { $0.append(fragment(for: $1)) }
         }
         if !update.joined.isEmpty {
-            w.append(raw: ",\"joined\":[")
-            for (k, peer) in update.joined.enumerated() {
-                if k > 0 { w.append(byte: ASCII.comma) }
-                w.append(peer: peer)
-            }
-            w.append(byte: ASCII.closeBracket)
+            w.append(raw: ",\"joined\":")
+            w.append(array: update.joined) { $0.append(peer: $1) }
         }
         if !update.left.isEmpty {
-            w.append(raw: ",\"left\":[")
-            for (k, client) in update.left.enumerated() {
-                if k > 0 { w.append(byte: ASCII.comma) }
-                w.append(string: client.rawValue)
-            }
-            w.append(byte: ASCII.closeBracket)
+            w.append(raw: ",\"left\":")
+            w.append(array: update.left) { $0.append(string: $1.rawValue) }
         }
         if let present = update.present {
             w.append(raw: ",\"present\":")
