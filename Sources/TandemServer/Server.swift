@@ -166,17 +166,11 @@ public final class Server {
             port = Int(lws_get_vhost_listen_port(vhost))
         }
         timer.pointee.context = context
-        timer.pointee.fire = { context in
-            guard let context, let raw = lws_context_user(context) else { return }
-            Unmanaged<Server>.fromOpaque(raw).takeUnretainedValue().housekeeping()
-        }
+        timer.pointee.fire = { Server.owning($0)?.housekeeping() }
         timerDue = Clock.now().adding(seconds: Double(Self.tick) / 1e6)
         tandem_timer_schedule(timer, Self.tick)
         flushTimer.pointee.context = context
-        flushTimer.pointee.fire = { context in
-            guard let context, let raw = lws_context_user(context) else { return }
-            Unmanaged<Server>.fromOpaque(raw).takeUnretainedValue().flushTimerFired()
-        }
+        flushTimer.pointee.fire = { Server.owning($0)?.flushTimerFired() }
         tandem_signals_install(context)
     }
 
@@ -393,7 +387,14 @@ public final class Server {
 /// The one lws callback: recovers the server from the context's user pointer and hands over.
 func tandemCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
                     _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-    guard let wsi, let context = lws_get_context(wsi), let raw = lws_context_user(context) else { return 0 }
-    let server = Unmanaged<Server>.fromOpaque(raw).takeUnretainedValue()
+    guard let wsi, let server = Server.owning(lws_get_context(wsi)) else { return 0 }
     return server.handle(wsi, reason, user, input, length)
+}
+
+extension Server {
+    /// The server an lws context belongs to (its user pointer), for the C callbacks.
+    static func owning(_ context: OpaquePointer?) -> Server? {
+        guard let context, let raw = lws_context_user(context) else { return nil }
+        return Unmanaged<Server>.fromOpaque(raw).takeUnretainedValue()
+    }
 }

@@ -105,6 +105,7 @@ final class Generator {
     private var uvLoop: UnsafeMutableRawPointer?
     private var foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
     private let pre = tandem_lws_pre()
+    private let noValidityPolicy = tandem_idle_policy(0, 0)
     private var scratch: UnsafeMutableRawPointer
     private var scratchCapacity = 4096
 
@@ -164,9 +165,6 @@ final class Generator {
             info.foreign_loops = foreignLoops
         }
         info.options = options
-        // No validity pings: lws 4.1 re-files each connection's validity timer in
-        // a sorted list on every frame received, a walk over every connection.
-        info.retry_and_idle_policy = tandem_idle_policy(0, 0)
         // No fd_limit_per_thread: with it set, lws 4.1 finds a socket's wsi by a
         // linear search over every descriptor on each event (38 % of the
         // generator's time at 10,000 connections); without it lws sizes a direct
@@ -174,10 +172,7 @@ final class Generator {
         guard let context = lws_create_context(&info) else { throw HTTP.Failure(description: "cannot create the libwebsockets client context") }
         self.context = context
         timer.pointee.context = context
-        timer.pointee.fire = { context in
-            guard let context, let raw = lws_context_user(context) else { return }
-            Unmanaged<Generator>.fromOpaque(raw).takeUnretainedValue().tick()
-        }
+        timer.pointee.fire = { Generator.owning($0)?.tick() }
         tandem_timer_schedule(timer, 1000)
     }
 
@@ -229,7 +224,10 @@ final class Generator {
         info.origin = UnsafePointer(originC)
         info.protocol = UnsafePointer(protocolName)
         info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: client.index + 1)
-        info.retry_and_idle_policy = tandem_idle_policy(0, 0)
+        // No validity pings: lws 4.1 re-files each connection's validity timer in
+        // a sorted list on every frame received, a walk over every connection.
+        // (Set on the context it does not reach client connections.)
+        info.retry_and_idle_policy = noValidityPolicy
         if lws_client_connect_via_info(&info) == nil {
             connectErrors += 1
         }
@@ -490,6 +488,14 @@ final class Generator {
 /// The one lws callback: recovers the generator from the context's user pointer.
 func benchCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
                    _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-    guard let wsi, let context = lws_get_context(wsi), let raw = lws_context_user(context) else { return 0 }
-    return Unmanaged<Generator>.fromOpaque(raw).takeUnretainedValue().handle(wsi, reason, input, length)
+    guard let wsi, let generator = Generator.owning(lws_get_context(wsi)) else { return 0 }
+    return generator.handle(wsi, reason, input, length)
+}
+
+extension Generator {
+    /// The generator an lws context belongs to (its user pointer), for the C callbacks.
+    static func owning(_ context: OpaquePointer?) -> Generator? {
+        guard let context, let raw = lws_context_user(context) else { return nil }
+        return Unmanaged<Generator>.fromOpaque(raw).takeUnretainedValue()
+    }
 }
