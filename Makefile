@@ -12,7 +12,7 @@
 SWIFT    ?= swift
 PYTHON   ?= python3
 VENV     := .venv
-RUN_PKGS  := libwebsockets-dev libuv1-dev libsqlite3-dev pkg-config
+RUN_PKGS  := libwebsockets-dev libuv1-dev libsqlite3-dev libssl-dev pkg-config
 TEST_PKGS := docker-compose chromium chromium-driver $(if $(shell command -v node),,nodejs)
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=

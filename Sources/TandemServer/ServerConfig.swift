@@ -34,6 +34,12 @@ public struct ServerConfig: Sendable, Hashable {
     public var historyKeep: HistoryKeep?
     /// People announced one by one in a room (`RoomLimits.presence`); past it newcomers join quietly.
     public var presenceLimit = 64
+    /// Tokens, roles, origins and hosts (Settings/AccessSettings.swift).
+    public var access = AccessSettings()
+    /// Connection, handshake, body and room limits (Settings/LimitSettings.swift).
+    public var limits = LimitSettings()
+    /// Certificate and key for https:// and wss:// (Settings/TLSSettings.swift); `nil` serves plain http.
+    public var tls: TLSSettings?
 
     public init() {}
 

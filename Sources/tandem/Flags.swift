@@ -30,7 +30,7 @@ enum Flags {
                            (default: keep everything)
       --help               this text
 
-    """
+    """ + accessUsage + limitUsage + tlsUsage
 
     /// A flag that could not be used, with why.
     struct Problem: Error {
@@ -50,6 +50,11 @@ enum Flags {
                 name = String(name[..<eq])
             }
             if name == "help" { return nil }
+            if switches.contains(name) {
+                guard inline == nil else { throw Problem(message: "--\(name) takes no value") }
+                try parseSwitch(name, into: &config)
+                continue
+            }
             guard let value = inline ?? rest.popFirst() else { throw Problem(message: "--\(name) needs a value") }
             switch name {
             case "host":
@@ -103,13 +108,28 @@ enum Flags {
                 }
                 config.historyKeep = keep
             default:
+                // Each concern parses its own flags in its own file (Flags+Access.swift, …).
+                if try parseAccess(name, value, into: &config) { continue }
+                if try parseLimit(name, value, into: &config) { continue }
+                if try parseTLS(name, value, into: &config) { continue }
                 throw Problem(message: "unknown flag --\(name)")
             }
         }
         return config
     }
 
-    private static func seconds(_ value: String, _ name: String, max: Double) throws(Problem) -> Double {
+    /// Flags that take no value.
+    static let switches: Set<String> = accessSwitches.union(limitSwitches).union(tlsSwitches)
+
+    /// Sets the switch `name` (one of `switches`).
+    private static func parseSwitch(_ name: String, into config: inout ServerConfig) throws(Problem) {
+        if try parseAccessSwitch(name, into: &config) { return }
+        if try parseLimitSwitch(name, into: &config) { return }
+        if try parseTLSSwitch(name, into: &config) { return }
+        throw Problem(message: "unknown flag --\(name)")
+    }
+
+    static func seconds(_ value: String, _ name: String, max: Double) throws(Problem) -> Double {
         guard let seconds = Double(value), seconds.isFinite, seconds >= 1, seconds <= max else {
             throw Problem(message: "--\(name) must be a number of seconds from 1 to \(Int(max)), not '\(value)'")
         }
