@@ -40,6 +40,9 @@ enum TokenCommand {
         var secretFile: String?
     }
 
+    /// The flags `tandem token` knows (each takes a value).
+    static let flags: Set<String> = ["room", "role", "name", "ttl", "sub", "url", "auth-secret-file"]
+
     /// The request for `arguments` (after `token`); `nil` means `--help`.
     static func parse(_ arguments: [String]) throws(Flags.Problem) -> Request? {
         var request = Request()
@@ -53,6 +56,7 @@ enum TokenCommand {
                 name = String(name[..<eq])
             }
             if name == "help" { return nil }
+            guard flags.contains(name) else { throw Flags.Problem(message: "unknown flag --\(name)") }
             guard let value = inline ?? rest.popFirst() else { throw Flags.Problem(message: "--\(name) needs a value") }
             switch name {
             case "room":
