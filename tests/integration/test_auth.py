@@ -371,3 +371,18 @@ def test_tandem_token_usage_errors_exit_2(tandem_binary, secret_file):
     result = run_tandem(tandem_binary, "token", "--room", "demo", "--name", "A")
     assert result.returncode == 2
     assert "no secret" in result.stderr
+
+
+def test_with_auth_off_on_all_addresses_the_start_adds_an_error_line(tandem_binary):
+    environment = {k: v for k, v in os.environ.items() if k != "TANDEM_AUTH_SECRET"}
+    proc = subprocess.Popen([str(tandem_binary), "--host", "0.0.0.0", "--port", "0", "--data", ":memory:"], cwd=ROOT,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            env=environment)
+    try:
+        lines = [proc.stderr.readline() for _ in range(3)]
+    finally:
+        proc.terminate()
+        assert proc.wait(5) == 0
+    assert "mode=open" in lines[0]
+    assert lines[1].startswith("warn auth is off")
+    assert lines[2].startswith("error auth is off and the server listens on 0.0.0.0")
