@@ -8,6 +8,7 @@ extension Flags {
       --auth-previous-secret-file PATH  the secret before the current one: its tokens still
                                         pass while keys rotate
       --auth-leeway SECS                slack on token exp and nbf (default 30; 0 to 300)
+      (tandem token --help: mint tokens and invite links with the same secret)
 
     """
 
