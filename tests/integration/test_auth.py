@@ -146,6 +146,11 @@ def test_an_editor_can_write(auth_server, open_ws):
     assert not [f for f in editor.history if f.get("type") == "reject"]
 
 
+def test_a_program_may_send_the_websocket_token_as_a_bearer_header(auth_server, open_ws):
+    ws = open_ws(auth_server.ws_url("demo"), additional_headers={"Authorization": f"Bearer {token(role='viewer')}"})
+    assert Client(ws).welcome["role"] == "viewer"
+
+
 def test_the_name_claim_wins_over_the_url_name(auth_server, open_ws):
     client = joined(auth_server, open_ws, token(name="Ann"), name="Mallory")
     assert client.welcome["peers"][-1]["name"] == "Ann"
