@@ -6,7 +6,7 @@ import { Access } from "./access.js";
 import { Actions } from "./actions.js";
 import { CLOSE_UNAUTHORIZED, TOKEN_KEY, closeNotice, expiryText, refreshURL, roleText, roomsOf, splitToken, tokenClaims } from "./auth.js";
 import { Connection, roomURL } from "./connection.js";
-import { h, setAttr, setText } from "./dom.js";
+import { h, setAttr, setText, svg } from "./dom.js";
 import { RoomModel } from "./protocol.js";
 import { renderPresence } from "./presence.js";
 import { historyShortcut } from "./shortcuts.js";
@@ -247,11 +247,21 @@ function noticeActions(notice) {
   }
 }
 
+/** A padlock over the card of a refused link. */
+function lockIcon() {
+  return svg("svg", { class: "notice-icon", viewBox: "0 0 24 24", width: "28", height: "28", "aria-hidden": "true" },
+    svg("rect", { x: "5", y: "10.5", width: "14", height: "10", rx: "2.5" }),
+    svg("path", { d: "M8.5 10.5V7.5a3.5 3.5 0 0 1 7 0v3" }),
+    svg("circle", { cx: "12", cy: "15.5", r: "1.4" }));
+}
+
 function renderClosed(notice) {
   const kind = notice?.kind ?? "closed";
   if (els.main.querySelector(`.notice-card[data-kind="${kind}"]`)) return;
   const actionsRow = noticeActions(notice);
+  const locked = !["closed", "unknown_room"].includes(kind);
   els.main.replaceChildren(h("section", { class: "notice-card", "data-kind": kind, role: "alert" },
+    locked ? lockIcon() : null,
     h("h2", {}, notice?.title ?? "Disconnected"),
     h("p", {}, notice?.detail ?? "The connection was closed."),
     actionsRow.length ? h("div", { class: "notice-actions" }, actionsRow) : null));
@@ -305,6 +315,7 @@ function render() {
       : closeNotice(connection.closeCode, connection.closeReason, { room, token: access.connectToken(), now });
   renderStatus(els.connection, connection, room, now, notice);
   document.body.classList.toggle("stale", connection.everOpen && connection.state !== "open");
+  document.body.classList.toggle("closed", closed);
   if (closed && notice?.kind !== "renewing") {
     renderClosed(notice);
     access.stop();
