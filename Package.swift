@@ -35,8 +35,16 @@ let package = Package(
             // The uv event loop is the server's own (Debian's libuv1-dev).
             linkerSettings: [.linkedLibrary("uv")]
         ),
+        // OpenSSL's libcrypto from Debian (libssl-dev), found by pkg-config: HMAC for tokens.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // Tokens and roles: HS256 JWTs verified and minted (docs/security.md, "Tokens and roles").
+        .target(name: "TandemAuth", dependencies: ["TandemCore", "TandemWire", "COpenSSL"]),
         // The server: lws event loop, connections, fan-out, HTTP, metrics.
-        .target(name: "TandemServer", dependencies: ["TandemCore", "TandemWire", "TandemStorage", "CLibWebSockets", "CTandemShim"]),
+        .target(name: "TandemServer", dependencies: ["TandemCore", "TandemWire", "TandemStorage", "TandemAuth", "CLibWebSockets", "CTandemShim"]),
         // SQLite from Debian (libsqlite3-dev), found by pkg-config.
         .systemLibrary(
             name: "CSQLite",
@@ -45,7 +53,7 @@ let package = Package(
         ),
         // Durable rooms, committed states and the commit log in one SQLite file.
         .target(name: "TandemStorage", dependencies: ["TandemCore", "TandemWire", "CSQLite"]),
-        .executableTarget(name: "tandem", dependencies: ["TandemServer", "TandemStorage"]),
+        .executableTarget(name: "tandem", dependencies: ["TandemServer", "TandemStorage", "TandemAuth", "TandemCore"]),
         // The load generator's pure parts: latency histogram, open-loop schedule,
         // state checks and the report. Standard library and Glibc only.
         .target(name: "TandemBench", dependencies: ["TandemCore", "TandemWire"]),
@@ -55,6 +63,7 @@ let package = Package(
         .target(name: "TandemTestSupport", path: "Tests/TandemTestSupport"),
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemCore", "TandemTestSupport"]),
+        .testTarget(name: "TandemAuthTests", dependencies: ["TandemAuth", "TandemCore", "TandemWire"]),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer"]),
         .testTarget(name: "TandemStorageTests", dependencies: ["TandemStorage", "TandemCore", "TandemWire"]),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemCore", "TandemWire", "TandemTestSupport"]),

@@ -1,3 +1,4 @@
+import TandemAuth
 import TandemCore
 import TandemWire
 
@@ -32,6 +33,9 @@ final class Connection {
     /// rate_limited rejects in the current one-second window, and the window's start.
     var rateLimited = 0
     var rateWindow = Moment.zero
+    /// The claims of its token while auth is on (replaced by an `auth` refresh);
+    /// past their `exp` plus the leeway the connection is closed with 4401.
+    var claims: Claims?
 
     init(session: UInt64, wsi: OpaquePointer, client: ClientID) {
         self.session = session

@@ -1,3 +1,5 @@
+import TandemAuth
+
 /// One HTTP request and its answer, from LWS_CALLBACK_HTTP to the end of the body write.
 final class HTTPExchange {
     /// The request method.
@@ -8,6 +10,10 @@ final class HTTPExchange {
     var query: [String: String] = [:]
     /// The request body, for PUT and POST (at most `HTTPExchange.maxBody` bytes).
     var body: [UInt8] = []
+    /// The token the request carries (`Authorization: Bearer`, `?token=`), read while auth is on.
+    var token: String?
+    /// The claims of that token once checked (`Server.authorizeAPI`).
+    var claims: Claims?
     /// Whether the body grew past the limit.
     var bodyTooLarge = false
     /// The answer's body, written on the next HTTP writable callback.

@@ -1,3 +1,4 @@
+import TandemAuth
 import TandemCore
 
 /// The server's counters, exposed at `GET /metrics` in Prometheus text format.
@@ -14,6 +15,10 @@ final class Metrics {
     /// Commits and gesture entries that were replaced by a newer one before a recipient's frame went out.
     var updatesConflated = 0
     var httpRequests: [Int: Int] = [:]
+    /// Refused tokens by reason: a `TokenFailure.label`, or `room` (does not
+    /// cover the room), `role` (HTTP: the role may not), `refresh` (another
+    /// `sub`, or a changed role).
+    var authFailures: [String: Int] = [:]
     /// Fan-out rounds started (docs/architecture.md, "Adaptive batching"), and the members they armed.
     var fanoutRounds = 0
     var fanoutArmed = 0
@@ -36,11 +41,13 @@ final class Metrics {
         metric("tandem_rooms", "gauge", "Rooms served.", [("", rooms)])
         metric("tandem_room_members", "gauge", "People in all rooms.", [("", members)])
         metric("tandem_messages_in_total", "counter", "Client messages received, by type (invalid: not decodable).",
-               ["drag", "set", "step", "undo", "redo", "invalid"].map { ("{type=\"\($0)\"}", messagesIn[$0, default: 0]) })
+               ["drag", "set", "step", "undo", "redo", "auth", "invalid"].map { ("{type=\"\($0)\"}", messagesIn[$0, default: 0]) })
         metric("tandem_rejects_total", "counter", "Messages rejected, by code.",
                RejectCode.allCases.map { ("{code=\"\($0.rawValue)\"}", rejects[$0, default: 0]) })
         metric("tandem_closes_total", "counter", "WebSocket closes, by close code.",
                closes.keys.sorted().map { ("{code=\"\($0)\"}", closes[$0]!) })
+        metric("tandem_auth_failures_total", "counter", "Requests and connections refused for their token, by reason.",
+               (TokenFailure.labels + ["room", "role", "refresh"]).map { ("{reason=\"\($0)\"}", authFailures[$0, default: 0]) })
         metric("tandem_frames_out_total", "counter", "WebSocket frames written.", [("", framesOut)])
         metric("tandem_bytes_out_total", "counter", "WebSocket payload bytes written.", [("", bytesOut)])
         metric("tandem_updates_conflated_total", "counter",

@@ -14,6 +14,7 @@ extension Server {
         for name in ["since", "limit"] {
             if let value = queryArgument(wsi, name) { exchange.query[name] = value }
         }
+        if authGate != nil { exchange.token = requestToken(wsi) }
         exchanges[session] = exchange
         // A body follows: answer once it is complete. Without one, lws never
         // reports a completed body: answer now.
@@ -97,6 +98,7 @@ extension Server {
             let members = rooms.values.reduce(0) { $0 + $1.room.memberCount }
             return .text(200, metrics.exposition(rooms: rooms.count, members: members), contentType: "text/plain; version=0.0.4; charset=utf-8")
         case (_, "api"):
+            if let refusal = authorizeAPI(exchange, Array(parts.dropFirst())) { return refusal }
             return api(exchange, Array(parts.dropFirst()))
         case (.get, _):
             if let file = StaticFiles(root: config.webRoot).file(for: exchange.path) {
@@ -114,7 +116,8 @@ extension Server {
             if exchange.method == .post { return postRoom(body: exchange.body) }
             guard exchange.method == .get else { return methodNotAllowed("GET, POST") }
             let list: [JSON] = roomOrder.compactMap { id in
-                guard let host = rooms[id] else { return nil }
+                // With auth on, only the rooms the token opens are listed.
+                guard let host = rooms[id], exchange.claims?.covers(room: id) ?? true else { return nil }
                 return ["id": .string(id), "title": .string(host.room.schema.title), "clients": .number(Double(host.room.memberCount))]
             }
             return .json(200, JSON.object([JSONMember("rooms", .array(list))]).bytes)
@@ -148,6 +151,8 @@ extension Server {
         case let .refused(_, code, text):
             metrics.rejects[code, default: 0] += 1
             return .json(400, problem(code.rawValue, text))
+        case .auth:
+            return .json(400, problem("bad_message", "expected a value")) // a set body never decodes to auth
         }
         dispatch(effects, in: host, arrival: now)
         writeCommits() // the answer promises a committed value: write it first

@@ -25,13 +25,24 @@ extension Server {
             close(connection, code: 1001, reason: "server shutting down")
             return
         }
+        // The token before the room: a stranger learns nothing of which rooms exist.
+        let role: Role
+        switch admitSocket(wsi, client: connection.client, room: roomID, at: now) {
+        case let .refused(code, reason):
+            close(connection, code: code, reason: reason)
+            return
+        case let .admitted(granted, claims):
+            role = granted
+            connection.claims = claims
+        }
         guard let host = rooms[roomID] else {
             log.info("reject \(connection.client): unknown room '\(roomID)'")
             close(connection, code: 4404, reason: "unknown room")
             return
         }
-        let name = queryArgument(wsi, "name") ?? ""
-        let (welcome, effects) = host.room.join(connection.client, name: name, at: now)
+        // The token's name wins over ?name=: the operator said who this is.
+        let name = connection.claims?.name ?? queryArgument(wsi, "name") ?? ""
+        let (welcome, effects) = host.room.join(connection.client, name: name, role: role, at: now)
         connection.host = host
         connection.offeredMark = host.offered
         host.members[connection.client] = connection
@@ -85,6 +96,9 @@ extension Server {
         case let .refused(seq, code, text):
             metrics.messagesIn["invalid", default: 0] += 1
             effects = host.room.refuse(connection.client, seq: seq, code: code, message: text)
+        case let .auth(seq, token):
+            metrics.messagesIn["auth", default: 0] += 1
+            effects = refreshToken(connection, in: host, seq: seq, token: token, at: now)
         }
         dispatch(effects, in: host, arrival: now)
         return 0
@@ -279,8 +293,8 @@ extension Server {
         return string(buffer)
     }
 
-    func queryArgument(_ wsi: OpaquePointer, _ name: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: 512)
+    func queryArgument(_ wsi: OpaquePointer, _ name: String, capacity: Int = 512) -> String? {
+        var buffer = [CChar](repeating: 0, count: capacity)
         let n = tandem_query_arg(wsi, name, &buffer, Int32(buffer.count))
         guard n >= 0 else { return nil }
         return string(buffer)

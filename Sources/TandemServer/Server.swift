@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CLibWebSockets
 import CTandemShim
+import TandemAuth
 import TandemCore
 import TandemStorage
 import TandemWire
@@ -23,6 +24,8 @@ public final class Server {
     let config: ServerConfig
     let log: Log
     let metrics = Metrics()
+    /// Tokens and roles, when a secret is configured (Server+Auth.swift); `nil`: auth is off.
+    let authGate: AuthGate?
     var rooms: [String: RoomHost] = [:]
     var roomOrder: [String] = []
     var connections: [UInt64: Connection] = [:]
@@ -88,6 +91,7 @@ public final class Server {
     public init(config: ServerConfig, rooms schemas: [RoomSchema]) throws(ServerError) {
         self.config = config
         log = Log(level: config.logLevel)
+        authGate = config.access.authEnabled ? AuthGate(settings: config.access) : nil
         let configured = try config.roomsDir.map { dir throws(ServerError) in try RoomFiles.load(directory: dir) } ?? []
         builtIn = Set(schemas.map(\.id))
         var ordered: [(schema: RoomSchema, fromFile: Bool)] = schemas.map { schema in
@@ -221,13 +225,13 @@ public final class Server {
 
     /// The start line: where to connect, what is served, and the security mode.
     public var startLine: String {
-        "tandem listening on http://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=open event-loop=\(config.eventLoop.rawValue) data=\(config.dataPath)\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
+        "tandem listening on http://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) data=\(config.dataPath)\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
     }
 
     /// Serves until SIGINT or SIGTERM, then closes every client with 1001 and returns (within 5 s).
     public func run() {
         log.always(startLine)
-        log.warn("auth is off: anyone who can reach this port can change every control (mode=open)")
+        logAuthMode()
         lastPrune = Clock.now()
         pruneHistory()
         guard let context else { return }
@@ -310,7 +314,7 @@ public final class Server {
 
     // MARK: housekeeping
 
-    /// Every 250 ms: lapsed holds, slow consumers, rate-limit windows, event loop lag.
+    /// Every 250 ms: lapsed holds, slow consumers, expired tokens, rate-limit windows, event loop lag.
     func housekeeping() {
         let now = Clock.now()
         metrics.loopLag.observe(max(0, now.seconds(since: timerDue)))
@@ -335,6 +339,7 @@ public final class Server {
                 lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, 2)
             }
         }
+        closeExpiredSessions(at: now)
         if now.seconds(since: lastPrune) >= 60 {
             lastPrune = now
             pruneHistory()

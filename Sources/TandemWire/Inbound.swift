@@ -10,4 +10,8 @@ public enum Inbound: Sendable, Hashable {
     /// keeps the connection open. The room's own checks (unknown control or
     /// thumb, values, holds, rate) come later and produce their own rejects.
     case refused(seq: Int?, code: RejectCode, message: String)
+    /// `{"type":"auth","seq":N,"token":"…"}`: a fresh token for the server to
+    /// check. Not a room operation: the room only acknowledges it
+    /// (`Room.acknowledge`), and auth stays out of the engine.
+    case auth(seq: Int, token: String)
 }

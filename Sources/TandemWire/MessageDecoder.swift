@@ -7,7 +7,9 @@ import TandemCore
 /// 1. The frame must be JSON (strict RFC 8259, see `JSONParser`; a number out
 ///    of `Double` range is a parse error) — else `bad_message` "not JSON: …" —
 ///    and a JSON object — else `bad_message` "expected a JSON object".
-/// 2. `type` must be `"drag"`, `"set"`, `"step"`, `"undo"` or `"redo"`, else `bad_message`.
+/// 2. `type` must be `"drag"`, `"set"`, `"step"`, `"undo"`, `"redo"` or
+///    `"auth"`, else `bad_message`. An `auth` needs a usable `seq` and a string
+///    `token` (else `bad_message`) and becomes `Inbound.auth`.
 /// 3. `seq` must be a whole number from 1 to 2^53, else `bad_message` (a
 ///    fraction, a string, missing). Every refusal carries `seq` when it was
 ///    usable, and `nil` when it was not (or the frame could not be read).
@@ -52,6 +54,11 @@ public enum MessageDecoder {
         }
         let fields = MessageFields(members)
         let seq = fields.seq.flatMap(usableSeq)
+        if fields.type == .string("auth") {
+            guard let seq else { return .refused(seq: nil, code: .badMessage, message: "seq must be a whole number from 1 to 2^53") }
+            guard case let .string(token)? = fields.token else { return .refused(seq: seq, code: .badMessage, message: "token must be a string") }
+            return .auth(seq: seq, token: token)
+        }
         switch fields.decode(seq: seq) {
         case let .success(message): return .message(message)
         case let .failure(refusal): return .refused(seq: seq, code: refusal.code, message: refusal.message)

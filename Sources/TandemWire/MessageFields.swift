@@ -13,6 +13,7 @@ struct MessageFields {
     var at: JSON?
     var value: JSON?
     var by: JSON?
+    var token: JSON?
 
     init(_ members: [JSONMember]) {
         for member in members {
@@ -26,6 +27,7 @@ struct MessageFields {
             case "at": at = member.value
             case "value": value = member.value
             case "by": by = member.value
+            case "token": token = member.value
             default: continue // forward compatibility: unknown keys are ignored
             }
         }
@@ -34,7 +36,7 @@ struct MessageFields {
     /// Rules 2–6 of `MessageDecoder`; `seq` is the usable seq, if any.
     func decode(seq: Int?) -> Result<ClientMessage, WireRefusal> {
         guard case let .string(type) = type, ["drag", "set", "step", "undo", "redo"].contains(type) else {
-            return .failure(WireRefusal(.badMessage, "type must be \"drag\", \"set\", \"step\", \"undo\" or \"redo\""))
+            return .failure(WireRefusal(.badMessage, "type must be \"drag\", \"set\", \"step\", \"undo\", \"redo\" or \"auth\""))
         }
         guard let seq else {
             return .failure(WireRefusal(.badMessage, "seq must be a whole number from 1 to 2^53"))

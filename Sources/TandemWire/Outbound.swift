@@ -4,7 +4,7 @@ import TandemCore
 /// whole frame's bytes. Updates go through `UpdateEncoder`, which shares the
 /// bytes of each change between recipients.
 public enum OutboundEncoder {
-    /// `{"type":"welcome","protocol":1,"client":"c12","room":"demo","title":"Demo","rev":42,"controls":[…],"peers":[…],"gestures":[…],"present":N}`.
+    /// `{"type":"welcome","protocol":1,"client":"c12","role":"editor","room":"demo","title":"Demo","rev":42,"controls":[…],"peers":[…],"gestures":[…],"present":N}`.
     ///
     /// With `welcome.client` nil, `type`, `protocol` and `client` are left
     /// out: that is the body of the HTTP API's `GET /api/rooms/{room}`.
@@ -15,6 +15,10 @@ public enum OutboundEncoder {
         if let client = welcome.client {
             w.append(raw: "{\"type\":\"welcome\",\"protocol\":1,\"client\":")
             w.append(string: client.rawValue)
+            if let role = welcome.role {
+                w.append(raw: ",\"role\":")
+                w.append(string: role.rawValue)
+            }
             w.append(raw: ",\"room\":")
         } else {
             w.append(raw: "{\"room\":")

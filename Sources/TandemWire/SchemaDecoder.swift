@@ -14,7 +14,7 @@ import TandemCore
 ///
 /// What a welcome (or `GET /api/rooms/{room}`) adds is accepted and ignored,
 /// so such a body can be fed back as a room definition: at room level `type`,
-/// `protocol`, `client`, `rev`, `peers`, `gestures`, `present`, `since`, and `room` as the id when
+/// `protocol`, `client`, `role`, `rev`, `peers`, `gestures`, `present`, `since`, and `room` as the id when
 /// there is no `id`; per control `rev` and `by`; in a state `fraction`.
 /// A member whose value is JSON `null` counts as absent. A repeated key counts
 /// once, its last occurrence. A UTF-8 byte order mark before a room file is skipped.
@@ -55,7 +55,7 @@ public enum SchemaDecoder {
                     controls.append(try control(element, position: k + 1))
                 }
                 definition.controls = controls
-            case "type", "protocol", "client", "rev", "peers", "gestures", "present", "since":
+            case "type", "protocol", "client", "role", "rev", "peers", "gestures", "present", "since":
                 continue // a welcome's own fields
             default:
                 throw SchemaError(control: nil, field: member.key, problem: .unknownField)

@@ -5,14 +5,21 @@ import TandemCore
 import TandemServer
 
 /// `tandem`: flags → config → server. Exits 0 after a clean shutdown, 1 when it
-/// cannot start, 2 on a bad flag.
+/// cannot start, 2 on a bad flag. `tandem token …` mints a token instead (TokenCommand.swift).
 func fail(_ message: String, code: Int32) -> Never {
     var line = "tandem: \(message)\n"
     line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     exit(code)
 }
 
-let config: ServerConfig
+/// The current secret from the environment, when the operator set it there instead of in a file.
+let environmentSecret = getenv(Flags.secretVariable).map { String(cString: $0) }
+
+if CommandLine.arguments.dropFirst().first == "token" {
+    TokenCommand.run(Array(CommandLine.arguments.dropFirst(2)), environment: environmentSecret)
+}
+
+var config: ServerConfig
 do {
     guard let parsed = try Flags.parse(Array(CommandLine.arguments.dropFirst())) else {
         print(Flags.usage, terminator: "")
@@ -23,6 +30,11 @@ do {
     var text = "tandem: \(error.message)\n\n\(Flags.usage)"
     text.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     exit(2)
+}
+do {
+    try Flags.loadSecrets(into: &config, environment: environmentSecret)
+} catch {
+    fail(error.message, code: 2)
 }
 
 do {

@@ -147,11 +147,11 @@ struct RejectCodeTests {
         #expect(u.ack == 10)
     }
 
-    @Test("the protocol's reject codes are exactly the nine of v1")
+    @Test("the protocol's reject codes are exactly the ten of v1.1")
     func codesMatchTheProtocol() {
         #expect(Set(RejectCode.allCases.map(\.rawValue)) == [
             "bad_message", "unknown_control", "unknown_thumb", "bad_value", "read_only",
-            "busy", "no_gesture", "forbidden", "rate_limited",
+            "busy", "no_gesture", "forbidden", "rate_limited", "unauthorized",
         ])
     }
 }
@@ -177,5 +177,57 @@ struct WireRefusalTests {
         #expect(u.ack == 7)
         let late = d.room.apply(ClientMessage(seq: 7, .step(control: "size", thumb: nil, by: 1)), from: "c1", at: d.now)
         #expect(late.rejects.map(\.code) == [.badMessage], "seq 7 was used by the refused message")
+    }
+}
+
+@Suite("Acknowledging what the room does not interpret")
+struct AcknowledgeTests {
+    @Test("acknowledge moves the ack like any message, and refuses a seq that does not increase")
+    func acknowledges() {
+        var d = RoomDriver()
+        d.join("c1")
+        _ = d.drain("c1")
+        #expect(d.room.acknowledge("c1", seq: 5, at: .zero) == [.ack(client: "c1", seq: 5)])
+        let again = d.room.acknowledge("c1", seq: 5, at: .zero)
+        #expect(again.count == 1)
+        guard case let .reject(reject)? = again.first else { Issue.record("no reject"); return }
+        #expect(reject.code == .badMessage)
+        // A refusal after the acknowledgement (a bad token) queues a reject, the ack stays.
+        let refused = d.room.refuse("c1", seq: 6, code: .unauthorized, message: "bad signature")
+        #expect(refused.contains(.ack(client: "c1", seq: 6)))
+        let frames = d.drain("c1")
+        #expect(frames.contains { if case let .reject(r) = $0 { r.code == .unauthorized } else { false } })
+    }
+
+    @Test("acknowledge counts against the rate limit")
+    func rateLimited() {
+        var d = RoomDriver(limits: RoomLimits(messagesPerSecond: 1, burst: 2))
+        d.join("c1")
+        var codes: [RejectCode] = []
+        for seq in 1...4 {
+            for effect in d.room.acknowledge("c1", seq: seq, at: .zero) {
+                if case let .reject(r) = effect { codes.append(r.code) }
+            }
+        }
+        #expect(codes == [.rateLimited, .rateLimited])
+    }
+
+    @Test("a viewer's every write kind is forbidden, and changes nothing")
+    func viewerWrites() {
+        var room = Room(schema: .demo)
+        _ = room.join("v", name: "V", role: .viewer, at: .zero)
+        let before = room.committed
+        let operations: [Operation] = [
+            .drag(control: "size", thumb: nil, phase: .begin, pointer: .at(0.9)),
+            .set(control: "gain", thumb: nil, value: .number(0.9)),
+            .step(control: "size", thumb: nil, by: 1),
+            .undo, .redo,
+        ]
+        for (i, operation) in operations.enumerated() {
+            let effects = room.apply(ClientMessage(seq: i + 1, operation), from: "v", at: .zero)
+            #expect(effects.contains { if case let .reject(r) = $0 { r.code == .forbidden } else { false } })
+        }
+        #expect(room.committed == before)
+        #expect(room.role(of: "v") == .viewer)
     }
 }

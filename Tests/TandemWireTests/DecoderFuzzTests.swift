@@ -15,6 +15,7 @@ struct DecoderFuzzTests {
         #"{"type":"set","seq":6,"control":"color","thumb":"red","value":0.5}"#,
         ##"{"type":"set","seq":7,"control":"color","value":"#FF8800"}"##,
         #"{"type":"step","seq":8,"control":"size","by":-1}"#,
+        #"{"type":"auth","seq":9,"token":"a.b.c"}"#,
         #"{"type":"set","seq":9,"control":"n\u00e9\ud83d\ude00","value":[1,{"a":null}],"x":-1.5e-3}"#,
     ]
 
@@ -39,6 +40,8 @@ struct DecoderFuzzTests {
         case let .refused(seq, _, message):
             #expect(!message.isEmpty)
             if let seq { #expect(seq >= 1) }
+        case let .auth(seq, _):
+            #expect((1...MessageDecoder.maxSeq).contains(seq))
         }
         // Whatever parses must also write back and parse to the same value.
         if let json = try? JSONParser.parse(bytes) {

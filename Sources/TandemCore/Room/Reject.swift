@@ -18,6 +18,8 @@ public enum RejectCode: String, Sendable, Hashable, CaseIterable {
     case forbidden
     /// Over the per-client message rate.
     case rateLimited = "rate_limited"
+    /// A credential the server refused (a bad `auth` refresh); the old one stands.
+    case unauthorized
 }
 
 /// A refused message: it changed nothing, and the connection stays open.

@@ -84,7 +84,7 @@ extension Room {
     /// What a client sees on arrival, without the client-specific fields when `client` is nil.
     public func welcome(for client: ClientID?) -> Welcome {
         Welcome(
-            client: client, room: schema.id, title: schema.title, revision: revision,
+            client: client, role: client.flatMap { members[$0]?.role }, room: schema.id, title: schema.title, revision: revision,
             controls: schema.controls.indices.map {
                 ControlSnapshot(control: schema.controls[$0], state: committed[$0], revision: revisions[$0], by: committedBy[$0])
             },
@@ -115,6 +115,8 @@ extension Room {
 public struct Welcome: Sendable, Hashable {
     /// The newcomer's id; `nil` in the HTTP API's view of a room.
     public var client: ClientID?
+    /// What the newcomer may do; `nil` in the HTTP API's view of a room.
+    public var role: Role?
     /// The room's id.
     public var room: String
     /// The room's title.

@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CLibWebSockets
+import TandemAuth
+import TandemCore
+import TandemWire
+
+/// Tokens and roles (docs/security.md, "Tokens and roles"): who may open a
+/// WebSocket, refresh its token, and use which part of the HTTP API. Every
+/// check with auth on lives here; with auth off (`authGate == nil`) each
+/// entry point lets everything through and the welcome's role is `editor`.
+extension Server {
+    /// What a WebSocket may do once its token was checked at ESTABLISHED.
+    enum SocketAdmission {
+        /// In, with this role, and the token's claims when auth is on.
+        case admitted(Role, Claims?)
+        /// Closed at once with this code (4401, 4403) and reason; no welcome.
+        case refused(code: UInt16, reason: String)
+    }
+
+    /// The token of a WebSocket: `?token=` (browsers cannot set headers on a
+    /// WebSocket), or an `Authorization: Bearer` header from a program.
+    func admitSocket(_ wsi: OpaquePointer, client: ClientID, room: String, at now: Moment) -> SocketAdmission {
+        guard let authGate else { return .admitted(.editor, nil) }
+        let verified: TokenVerifier.Verified
+        do {
+            verified = try authGate.verify(requestToken(wsi))
+        } catch {
+            noteAuthFailure(error.label, "\(client) room=\(room): \(error)", at: now)
+            return .refused(code: 4401, reason: error.description)
+        }
+        guard verified.claims.covers(room: room) else {
+            noteAuthFailure("room", "\(client) sub=\(verified.claims.subject): token does not cover room '\(room)'", at: now)
+            return .refused(code: 4403, reason: "token does not cover room '\(room)'")
+        }
+        if verified.byPreviousSecret { log.debug("\(client) sub=\(verified.claims.subject): token signed with the previous secret") }
+        return .admitted(verified.claims.role, verified.claims)
+    }
+
+    /// `{"type":"auth","seq":N,"token":"…"}`: acknowledged like any message;
+    /// a fresh token replaces the connection's when it verifies, names the
+    /// same `sub`, covers the room and keeps the role. Anything else is
+    /// reject `unauthorized` and the old token stands. With auth off it is only acknowledged.
+    func refreshToken(_ connection: Connection, in host: RoomHost, seq: Int, token: String, at now: Moment) -> [Effect] {
+        let effects = host.room.acknowledge(connection.client, seq: seq, at: now)
+        guard let authGate, effects.rejects.isEmpty, let current = connection.claims else { return effects }
+        let problem: (label: String, text: String)
+        do {
+            let fresh = try authGate.verify(token).claims
+            if fresh.subject != current.subject {
+                problem = ("refresh", "the token is for another user (sub)")
+            } else if !fresh.covers(room: host.room.id) {
+                problem = ("room", "token does not cover room '\(host.room.id)'")
+            } else if fresh.role != current.role {
+                problem = ("refresh", "the token changes the role from \(current.role.rawValue) to \(fresh.role.rawValue): reconnect with it")
+            } else {
+                connection.claims = fresh
+                log.debug("\(connection.client) token refreshed, exp=\(Int(fresh.expires))")
+                return effects
+            }
+        } catch {
+            problem = (error.label, error.description)
+        }
+        noteAuthFailure(problem.label, "\(connection.client) refresh refused: \(problem.text)", at: now)
+        return effects + host.room.refuse(connection.client, seq: seq, code: .unauthorized, message: problem.text)
+    }
+
+    /// From housekeeping: closes with 4401 every session past its token's
+    /// `exp` plus the leeway that has not sent a fresh one.
+    func closeExpiredSessions(at now: Moment) {
+        guard let authGate else { return }
+        let wall = authGate.wallNow
+        for connection in connections.values where connection.closing == nil {
+            guard let claims = connection.claims, authGate.expired(claims, at: wall) else { continue }
+            noteAuthFailure("expired", "\(connection.client) sub=\(claims.subject): token expired, closing with 4401", at: now)
+            close(connection, code: 4401, reason: TokenFailure.expired.description)
+        }
+    }
+
+    /// Checks the token of an HTTP API request (`parts`: the path after
+    /// `/api`) and keeps its claims on `exchange`; the answer that refuses the
+    /// request, or `nil` to go on. 401 for a missing or bad token, 403 for a
+    /// room the token does not cover or a role that may not do this.
+    func authorizeAPI(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer? {
+        guard let authGate else { return nil }
+        let now = Clock.now()
+        let claims: Claims
+        do {
+            claims = try authGate.verify(exchange.token).claims
+        } catch {
+            noteAuthFailure(error.label, "http \(exchange.method.name) \(exchange.path): \(error)", at: now)
+            let challenge = error == .missing ? "Bearer realm=\"tandem\"" : "Bearer realm=\"tandem\", error=\"invalid_token\""
+            return .body(status: 401, contentType: "application/json", bytes: problem("unauthorized", error.description),
+                         headers: [("WWW-Authenticate", challenge)])
+        }
+        exchange.claims = claims
+        guard parts.first == "rooms" else { return nil }
+        // The room the request is about: in the path, or for a create, in the body.
+        let room: String? = parts.count >= 2 ? parts[1]
+            : exchange.method == .post ? (try? JSONParser.parse(exchange.body))?["id"]?.stringValue : nil
+        if let room, !claims.covers(room: room) {
+            noteAuthFailure("room", "http \(exchange.method.name) \(exchange.path) sub=\(claims.subject): token does not cover room '\(room)'", at: now)
+            return .json(403, problem("forbidden", "token does not cover room '\(room)'"))
+        }
+        let needed: Role = switch (exchange.method, parts.count) {
+        case (.post, 1), (.delete, 2): .admin
+        case (.put, _), (.post, _), (.delete, _): .editor
+        default: .viewer
+        }
+        guard claims.role.includes(needed) else {
+            noteAuthFailure("role", "http \(exchange.method.name) \(exchange.path) sub=\(claims.subject): role \(claims.role.rawValue)", at: now)
+            let what = needed == .admin ? "creating, replacing and deleting rooms needs the admin role"
+                : "a \(claims.role.rawValue) may not change controls"
+            return .json(403, problem("forbidden", what))
+        }
+        return nil
+    }
+
+    /// The token a request carries: `?token=`, else `Authorization: Bearer …`.
+    func requestToken(_ wsi: OpaquePointer) -> String? {
+        if let token = queryArgument(wsi, "token", capacity: TokenVerifier.maxLength + 2), !token.isEmpty { return token }
+        let length = Int(lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_AUTHORIZATION))
+        guard length > 0 else { return nil }
+        var buffer = [CChar](repeating: 0, count: min(length, TokenVerifier.maxLength + 64) + 1)
+        guard lws_hdr_copy(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_AUTHORIZATION) > 0 else {
+            return String(repeating: "x", count: TokenVerifier.maxLength + 1) // too long to copy: refused as too long
+        }
+        let header = string(buffer)
+        let scheme = "bearer "
+        guard header.count > scheme.count, header.prefix(scheme.count).lowercased() == scheme else { return nil }
+        return String(header.dropFirst(scheme.count).drop { $0 == " " })
+    }
+
+    /// Counts a refusal under `label` and logs it, a few lines a second at most.
+    func noteAuthFailure(_ label: String, _ text: String, at now: Moment) {
+        metrics.authFailures[label, default: 0] += 1
+        if let line = authGate?.logLine("auth refused \(text)", at: now) { log.info(line) }
+    }
+
+    /// The start lines about auth: `mode=token` or `mode=open` is on the start line itself.
+    func logAuthMode() {
+        guard let authGate else {
+            log.warn("auth is off: anyone who can reach this port can change every control (mode=open)")
+            if !Self.isLoopbackHost(config.host) {
+                log.error("auth is off and the server listens on \(config.host), beyond this machine: give --auth-secret-file (docs/security.md)")
+            }
+            return
+        }
+        let secrets = authGate.verifier.secrets.count
+        log.info("auth is on: every WebSocket and API request needs an HS256 token (\(secrets == 2 ? "current and previous secret" : "one secret"), leeway \(Int(authGate.verifier.leeway)) s)")
+    }
+
+    /// Whether `host` (the `--host` flag) only listens on this machine.
+    static func isLoopbackHost(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+}
+
+extension Role {
+    /// Whether this role may do what `other` may: viewer < editor < admin.
+    func includes(_ other: Role) -> Bool {
+        switch (self, other) {
+        case (.admin, _), (.editor, .editor), (.editor, .viewer), (.viewer, .viewer): true
+        default: false
+        }
+    }
+}
