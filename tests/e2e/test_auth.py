@@ -154,9 +154,12 @@ def test_a_viewer_sees_every_change_but_its_controls_are_read_only_and_do_not_mo
     editor.keys(Keys.ARROW_RIGHT)
     viewer.wait_now("size", "index", 80)
 
-    # A write that reaches the server anyway (a script, not the UI) is refused and said so.
+    # A write that reaches the server anyway (a script, not the UI; recorded as the UI's own would be)
+    # is refused `forbidden`, and the card says so.
     viewer.driver.execute_script(
-        "const m = window.tandem.model; window.tandem.connection.send({type: 'step', seq: m.nextSeq(), control: 'gain', by: 1});")
+        "const m = window.tandem.model; const seq = m.nextSeq();"
+        "window.tandem.connection.send({type: 'step', seq, control: 'gain', by: 1});"
+        "m.noteSent('gain', seq, undefined, 'value');")
     viewer.wait(lambda: "read only" in viewer.in_section("gain", ".control-status").text,
                 what="the forbidden notice on gain")
     shoot(viewer, "viewer")
@@ -172,6 +175,15 @@ def test_an_expired_token_says_the_link_has_expired(browser, shots):
     page = browser("Ann", wait_open=False, query={"token": mint("editor", ttl=-3600)})
     refused(page, "expired", "Your link has expired — ask for a new one", "link expired")
     shoot(page, "expired")
+
+
+@pytest.mark.tandem_flags("--auth-secret-file", str(SECRET_FILE), "--auth-leeway", "0")
+def test_a_live_page_whose_token_runs_out_is_closed_and_says_the_link_has_expired(browser):
+    page = browser("Ann", query={"token": mint("editor", ttl=6)})
+    assert page.exists('section.control[data-control="gain"]')
+    page.wait(lambda: page.connection_state() == "closed", timeout=20,
+              what=lambda: f"the server's close at exp (now {page.connection_state()!r})")
+    refused(page, "expired", "Your link has expired — ask for a new one", "link expired")
 
 
 def test_a_token_signed_with_another_key_is_not_valid_for_this_server(browser):
