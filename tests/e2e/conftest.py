@@ -10,6 +10,9 @@ client (web/) and headless Chromium driven by Selenium.
   SIGTERM at teardown, which must exit 0. Nothing is written to ./data/.
 - `browser(name, room="demo")`: a `Page` — its own headless Chromium at
   http://127.0.0.1:PORT/?name=NAME, returned once `#connection` is `open`.
+  `query={...}` adds to the page's query (e.g. `token`), `wait_open=False`
+  returns at once (for pages that are refused), `init_script` runs in the page
+  before its own scripts (DevTools `Page.addScriptToEvaluateOnNewDocument`).
   Every browser is quit at teardown; when the test failed, each open page is
   first saved as test-output/e2e/FAILED-<test>-<name>.png.
 - `ws_client(name)`: a `WsClient`, a tandem.v1 WebSocket client (websockets'
@@ -89,6 +92,8 @@ class Server:
         self.http = f"http://127.0.0.1:{port}"
         self.proc: subprocess.Popen | None = None
         self.stderr_lines: list[str] = []
+        # With auth on (a test's --auth-secret-file), the token the API helpers send as a Bearer.
+        self.token: str | None = None
         self.start()
 
     def start(self, timeout: float = 10.0) -> None:
@@ -151,8 +156,10 @@ class Server:
 
     def request(self, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(self.http + path, data=data, method=method,
-                                     headers={"Content-Type": "application/json"} if data else {})
+        headers = {"Content-Type": "application/json"} if data else {}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        req = urllib.request.Request(self.http + path, data=data, method=method, headers=headers)
         try:
             with urllib.request.urlopen(req, timeout=5) as resp:
                 return resp.status, json.loads(resp.read() or b"null")
@@ -533,13 +540,17 @@ def browser(server, request):
     """Factory: `browser(name, room="demo")` → a Page whose #connection is open."""
     pages: list[Page] = []
 
-    def open_(name: str, room: str = "demo", wait_open: bool = True) -> Page:
+    def open_(name: str, room: str = "demo", wait_open: bool = True, query: dict | None = None,
+              init_script: str | None = None) -> Page:
         driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=_chrome_options())
         page = Page(driver, name, server)
         pages.append(page)
         driver.set_page_load_timeout(15)
-        query = {"name": name} if room == "demo" else {"room": room, "name": name}
-        driver.get(f"{server.http}/?{urlencode(query)}")
+        if init_script:
+            driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": init_script})
+        params = {"name": name} if room == "demo" else {"room": room, "name": name}
+        params.update(query or {})
+        driver.get(f"{server.http}/?{urlencode(params)}")
         if wait_open:
             page.wait_open(timeout=15)
         return page

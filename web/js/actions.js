@@ -15,8 +15,13 @@ export class Actions {
     this.changed = changed;
   }
 
+  /** True when this client may only watch (a viewer's token): nothing is sent that would be refused. */
+  get readOnly() {
+    return this.model.readOnly === true;
+  }
+
   get canAct() {
-    return this.connection.isOpen;
+    return this.connection.isOpen && !this.readOnly;
   }
 
   /**

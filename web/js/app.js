@@ -1,9 +1,12 @@
-// Wires the page together: reads ?room= and ?name=, connects, feeds frames
-// to the RoomModel and redraws (batched per animation frame) on every change.
+// Wires the page together: reads ?room=, ?name=, ?token= and ?refresh=,
+// connects, feeds frames to the RoomModel and redraws (batched per animation
+// frame) on every change.
 
+import { Access } from "./access.js";
 import { Actions } from "./actions.js";
+import { CLOSE_UNAUTHORIZED, TOKEN_KEY, closeNotice, expiryText, refreshURL, roleText, roomsOf, splitToken, tokenClaims } from "./auth.js";
 import { Connection, roomURL } from "./connection.js";
-import { h } from "./dom.js";
+import { h, setAttr, setText, svg } from "./dom.js";
 import { RoomModel } from "./protocol.js";
 import { renderPresence } from "./presence.js";
 import { historyShortcut } from "./shortcuts.js";
@@ -27,6 +30,36 @@ const params = new URLSearchParams(location.search);
 const room = params.get("room") || "demo";
 const name = params.get("name") || "";
 
+/** Keeps the token for this tab (a reload finds it there); false when the browser keeps nothing. */
+function keepToken(token) {
+  try {
+    sessionStorage.setItem(TOKEN_KEY, token);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The page's token: `?token=` from the address, which is then kept by the tab
+ * and taken out of the address bar (out of screenshots and copied addresses;
+ * a reload still finds it); else the one this tab kept from an earlier load.
+ * Where the browser keeps nothing, the token stays in the address so that a
+ * reload works.
+ */
+function pageToken() {
+  const { token, cleanHref } = splitToken(location.href);
+  if (token) {
+    if (keepToken(token)) history.replaceState(history.state, "", cleanHref);
+    return token;
+  }
+  try {
+    return sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
 const model = new RoomModel();
 const els = {
   main: document.getElementById("controls"),
@@ -35,7 +68,11 @@ const els = {
   connection: document.getElementById("connection"),
   presence: document.getElementById("presence"),
   history: [...document.querySelectorAll("button[data-action]")],
+  role: document.getElementById("role"),
+  accessNote: document.getElementById("access-note"),
+  footnote: document.getElementById("footnote-text"),
 };
+const footnoteText = els.footnote?.textContent ?? "";
 els.roomId.textContent = room;
 
 /** id -> view ({section, card, update(state, ghosts)}) */
@@ -48,9 +85,29 @@ function scheduleRender() {
   if (!frame) frame = requestAnimationFrame(render);
 }
 
-const connection = new Connection(roomURL(location, room, name), {
+const access = new Access({
+  token: pageToken(),
+  refreshURL: refreshURL(params.get("refresh"), location),
+  fetch: (url, init) => fetch(url, init),
+  store: keepToken,
+  onChange: () => scheduleRender(),
+});
+
+// A refused token (4401) is renewed once through ?refresh= when the page has
+// one (a laptop that slept past the expiry), then the connection starts again.
+let recovery = "none"; // "none" | "running" | "tried"
+
+const connection = new Connection(() => roomURL(location, room, name, access.connectToken()), {
   onMessage: handleMessage,
   onState: () => {
+    if (connection.state === "closed" && connection.closeCode === CLOSE_UNAUTHORIZED && access.canRefresh && recovery === "none") {
+      recovery = "running";
+      access.refresh().then((ok) => {
+        recovery = "tried";
+        if (ok) connection.restart();
+        else scheduleRender();
+      });
+    }
     if (connection.state !== "open") {
       abortDrags();
       // Others' drags cannot be followed while disconnected: drop their ghosts
@@ -62,6 +119,11 @@ const connection = new Connection(roomURL(location, room, name), {
   },
 });
 const actions = new Actions(model, connection, scheduleRender);
+access.sendAuth = (token) => {
+  if (!connection.isOpen) return null;
+  const seq = model.nextSeq();
+  return connection.send({ type: "auth", seq, token }) ? seq : null;
+};
 
 // Undo and redo: the header buttons and Ctrl/Cmd+Z, Ctrl/Cmd+Shift+Z, Ctrl+Y.
 // seq -> "undo" | "redo", until acked, so a refusal can be explained.
@@ -79,6 +141,7 @@ function showHistoryStatus(text) {
   historyStatusTimer = setTimeout(() => { historyStatus.textContent = ""; }, 3000);
 }
 for (const button of els.history) {
+  button.dataset.title = button.title;
   button.addEventListener("click", () => sendHistory(button.dataset.action));
 }
 window.addEventListener("keydown", (event) => {
@@ -94,24 +157,33 @@ function handleMessage(msg) {
     case "welcome":
       abortDrags();
       model.applyWelcome(msg, now);
+      access.welcomed();
+      recovery = "none";
       buildViews();
       break;
     case "update":
       model.applyUpdate(msg, now);
+      access.acked(model.ack);
       for (const seq of historySent.keys()) if (seq <= model.ack) historySent.delete(seq);
       break;
     case "reject": {
+      if (access.rejected(msg)) {
+        console.warn("tandem: a fresh token was refused", msg);
+        break;
+      }
       const r = model.applyReject(msg);
       const refused = historySent.get(msg.seq);
       if (refused) {
         historySent.delete(msg.seq);
-        const why = msg.code === "busy" ? `held by ${r.holderName ?? "someone else"}` : (msg.message || msg.code);
+        const why = msg.code === "busy" ? `held by ${r.holderName ?? "someone else"}`
+          : msg.code === "forbidden" ? FORBIDDEN_TEXT : (msg.message || msg.code);
         showHistoryStatus(`${refused === "undo" ? "Undo" : "Redo"}: ${why}`);
       }
       if (r.controlId != null) {
         if (r.endsGesture) abortDrags(r.controlId);
         const view = views.get(r.controlId);
         if (view && r.code === "busy") view.card.notice(`held by ${r.holderName ?? "someone else"}`);
+        else if (view && r.code === "forbidden") view.card.notice(FORBIDDEN_TEXT);
         else if (view && r.code !== "no_gesture") view.card.notice(r.message || r.code);
       }
       if (r.code !== "busy" && r.code !== "no_gesture") console.warn("tandem: rejected", msg);
@@ -123,6 +195,9 @@ function handleMessage(msg) {
   scheduleExpiry();
   scheduleRender();
 }
+
+/** What a `forbidden` reject (a viewer's write) is called on screen. */
+const FORBIDDEN_TEXT = "read only: your link does not allow changes";
 
 function buildViews() {
   const signature = JSON.stringify([...model.controls.values()].map((c) => c.schema));
@@ -142,28 +217,111 @@ function buildViews() {
   }
   els.main.replaceChildren(...sections);
   els.main.removeAttribute("aria-busy");
+  readOnlyShown = null;
 }
 
-function renderClosed() {
-  if (els.main.querySelector(".notice-card")) return;
-  const unknown = connection.reason === "unknown room";
-  els.main.replaceChildren(h("section", { class: "notice-card" },
-    h("h2", {}, unknown ? `There is no room '${room}'` : "Disconnected"),
-    h("p", {}, unknown
-      ? "Check the link you were given, or open the demo room."
-      : "The connection was closed."),
-    h("a", { class: "button-link", href: `?room=demo${name ? `&name=${encodeURIComponent(name)}` : ""}` }, "Open the demo room")));
+/** An address of this page for another room (the tab's kept token goes along by itself). */
+function roomLink(id) {
+  const query = new URLSearchParams({ room: id });
+  if (name) query.set("name", name);
+  return `?${query}`;
+}
+
+/** The links a closed page offers: the demo room, the rooms the token does cover, or trying again. */
+function noticeActions(notice) {
+  switch (notice?.kind ?? "closed") {
+    case "unknown_room":
+    case "closed":
+      return [h("a", { class: "button-link", href: roomLink("demo") }, "Open the demo room")];
+    case "wrong_room": {
+      const rooms = roomsOf(tokenClaims(access.connectToken()));
+      if (!Array.isArray(rooms)) return [];
+      return rooms.filter((r) => r !== room).slice(0, 4)
+        .map((r) => h("a", { class: "button-link", href: roomLink(r) }, `Open room '${r}'`));
+    }
+    case "not_yet":
+    case "unauthorized":
+      return [h("button", { type: "button", class: "button-link", onclick: () => location.reload() }, "Try again")];
+    default:
+      return [];
+  }
+}
+
+/** A padlock over the card of a refused link. */
+function lockIcon() {
+  return svg("svg", { class: "notice-icon", viewBox: "0 0 24 24", width: "28", height: "28", "aria-hidden": "true" },
+    svg("rect", { x: "5", y: "10.5", width: "14", height: "10", rx: "2.5" }),
+    svg("path", { d: "M8.5 10.5V7.5a3.5 3.5 0 0 1 7 0v3" }),
+    svg("circle", { cx: "12", cy: "15.5", r: "1.4" }));
+}
+
+function renderClosed(notice) {
+  const kind = notice?.kind ?? "closed";
+  if (els.main.querySelector(`.notice-card[data-kind="${kind}"]`)) return;
+  const actionsRow = noticeActions(notice);
+  const locked = !["closed", "unknown_room"].includes(kind);
+  els.main.replaceChildren(h("section", { class: "notice-card", "data-kind": kind, role: "alert" },
+    locked ? lockIcon() : null,
+    h("h2", {}, notice?.title ?? "Disconnected"),
+    h("p", {}, notice?.detail ?? "The connection was closed."),
+    actionsRow.length ? h("div", { class: "notice-actions" }, actionsRow) : null));
   els.main.removeAttribute("aria-busy");
   views = new Map();
   builtFrom = "";
 }
 
+/** The read-only state drawn on the controls (null: not drawn since they were built). */
+let readOnlyShown = null;
+
+/** A viewer's controls: thumbs aria-readonly, fields readonly (buttons are disabled by their views). */
+function markReadOnly(readOnly) {
+  if (readOnly === readOnlyShown) return;
+  readOnlyShown = readOnly;
+  document.body.classList.toggle("read-only", readOnly);
+  for (const thumb of els.main.querySelectorAll('[role="slider"]')) {
+    if (readOnly) thumb.setAttribute("aria-readonly", "true");
+    else thumb.removeAttribute("aria-readonly");
+  }
+  for (const input of els.main.querySelectorAll("input")) input.readOnly = readOnly;
+  if (els.footnote) {
+    els.footnote.textContent = readOnly
+      ? "You are watching this room: your link lets you see every change live, not make any."
+      : footnoteText;
+  }
+}
+
+function renderAccess(closed) {
+  const role = roleText(model.role, access.hasToken);
+  if (els.role) {
+    els.role.hidden = role == null;
+    setText(els.role, role ?? "");
+    setAttr(els.role, "data-role", model.role ?? "");
+    els.role.title = model.readOnly ? "Your link lets you watch this room, not change it" : `Your link makes you ${role ?? "a member"} of this room`;
+  }
+  if (els.accessNote) {
+    const text = closed ? null : expiryText(access.warning);
+    els.accessNote.hidden = text == null;
+    setText(els.accessNote, text ?? "");
+    setAttr(els.accessNote, "data-failed", access.warning?.failed ? "true" : "false");
+  }
+}
+
 function render() {
   frame = 0;
   const now = Date.now();
-  renderStatus(els.connection, connection, room, now);
+  const closed = connection.state === "closed";
+  const notice = !closed ? null
+    : recovery === "running" ? { kind: "renewing", status: "renewing access…" }
+      : closeNotice(connection.closeCode, connection.closeReason, { room, token: access.connectToken(), now });
+  renderStatus(els.connection, connection, room, now, notice);
   document.body.classList.toggle("stale", connection.everOpen && connection.state !== "open");
-  if (connection.state === "closed") renderClosed();
+  document.body.classList.toggle("closed", closed);
+  if (closed && notice?.kind !== "renewing") {
+    renderClosed(notice);
+    access.stop();
+  }
+  renderAccess(closed);
+  markReadOnly(model.readOnly);
   if (model.title) {
     els.title.textContent = model.title;
     document.title = `${model.title} · Tandem`;
@@ -174,7 +332,10 @@ function render() {
     if (state) view.update(state, model.ghostsOf(id));
   }
   renderPresence(els.presence, model.peerList(), model.present);
-  for (const button of els.history) button.disabled = !actions.canAct;
+  for (const button of els.history) {
+    button.disabled = !actions.canAct;
+    button.title = model.readOnly ? "Read only: your link does not allow changes" : button.dataset.title;
+  }
   if (connection.state === "reconnecting") tickCountdown();
 }
 
@@ -201,6 +362,7 @@ function scheduleExpiry() {
   }, Math.max(0, next - Date.now()) + 10);
 }
 
-window.tandem = Object.freeze({ model, connection });
+window.tandem = Object.freeze({ model, connection, access });
+access.start();
 connection.start();
 scheduleRender();

@@ -3,19 +3,23 @@
 //
 // States: "connecting" (first attempt), "open" (welcome received),
 // "reconnecting" (waiting to retry or retrying after having tried once),
-// "closed" (given up for good: unknown room).
+// "closed" (given up for good: a close code that retrying cannot change —
+// unknown room, token refused, room not covered by the token — or stop()).
+
+import { CLOSE_FORBIDDEN, CLOSE_UNAUTHORIZED, CLOSE_UNKNOWN_ROOM, roomURL } from "./auth.js";
+
+export { CLOSE_UNKNOWN_ROOM, roomURL };
 
 export const SUBPROTOCOL = "tandem.v1";
 export const BACKOFF_START_MS = 500;
 export const BACKOFF_MAX_MS = 15000;
-export const CLOSE_UNKNOWN_ROOM = 4404;
 
-/** The WebSocket URL of a room on the page's own host. */
-export function roomURL(location, room, name) {
-  const scheme = location.protocol === "https:" ? "wss" : "ws";
-  const query = name ? `?name=${encodeURIComponent(name)}` : "";
-  return `${scheme}://${location.host}/rooms/${encodeURIComponent(room)}${query}`;
-}
+/** Close codes after which the same URL would be refused again: no retry. */
+export const FINAL_CLOSE_CODES = new Map([
+  [CLOSE_UNKNOWN_ROOM, "unknown room"],
+  [CLOSE_UNAUTHORIZED, "unauthorized"],
+  [CLOSE_FORBIDDEN, "forbidden"],
+]);
 
 /** The wait before retry number `attempt` (0-based): full jitter over 0.5 s doubling, capped at 15 s. */
 export function backoffDelay(attempt, random = Math.random) {
@@ -25,7 +29,8 @@ export function backoffDelay(attempt, random = Math.random) {
 
 export class Connection {
   /**
-   * @param {string} url  the ws(s) URL of the room
+   * @param {string | (() => string)} url  the ws(s) URL of the room, or a function giving it
+   *   for each attempt (the token in it may have been renewed meanwhile)
    * @param {{onMessage?: (msg: object) => void, onState?: (conn: Connection) => void}} handlers
    */
   constructor(url, { onMessage = () => {}, onState = () => {} } = {}) {
@@ -33,8 +38,11 @@ export class Connection {
     this.onMessage = onMessage;
     this.onState = onState;
     this.state = "connecting";
-    /** Why the connection is closed for good ("unknown room"), or null. */
+    /** Why the connection is closed for good ("unknown room", "unauthorized", "forbidden"), or null. */
     this.reason = null;
+    /** The close code and the server's reason that closed it for good (null otherwise). */
+    this.closeCode = null;
+    this.closeReason = null;
     /** When the next attempt starts (epoch ms) while reconnecting, else null. */
     this.retryAt = null;
     this.attempt = 0;
@@ -53,7 +61,7 @@ export class Connection {
     clearTimeout(this.timer);
     let socket;
     try {
-      socket = new WebSocket(this.url, SUBPROTOCOL);
+      socket = new WebSocket(typeof this.url === "function" ? this.url() : this.url, SUBPROTOCOL);
     } catch (error) {
       this.scheduleRetry();
       return;
@@ -77,8 +85,11 @@ export class Connection {
     socket.onclose = (event) => {
       if (socket !== this.socket) return;
       this.socket = null;
-      if (event.code === CLOSE_UNKNOWN_ROOM) {
-        this.reason = "unknown room";
+      const final = FINAL_CLOSE_CODES.get(event.code);
+      if (final) {
+        this.reason = final;
+        this.closeCode = event.code;
+        this.closeReason = event.reason ?? "";
         this.setState("closed");
         return;
       }
@@ -116,6 +127,17 @@ export class Connection {
 
   notify() {
     this.onState(this);
+  }
+
+  /** Starts again after a final close (e.g. once a fresh token was fetched). */
+  restart() {
+    clearTimeout(this.timer);
+    this.reason = null;
+    this.closeCode = null;
+    this.closeReason = null;
+    this.attempt = 0;
+    this.state = this.everOpen ? "reconnecting" : "connecting";
+    this.open();
   }
 
   /** Closes for good (no retry). */

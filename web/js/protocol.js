@@ -96,6 +96,13 @@ export class RoomModel {
     /** seq -> {controlId, thumb}: recent operations, to explain rejects. Bounded. */
     this.recent = new Map();
     this.welcomed = false;
+    /** My role from the latest welcome ("viewer", "editor", "admin"); null from a server that does not say. */
+    this.role = null;
+  }
+
+  /** True when this client may only watch: a viewer, or told so by a `forbidden` reject. */
+  get readOnly() {
+    return this.role === "viewer";
   }
 
   // ---------------------------------------------------------------- sending
@@ -183,6 +190,7 @@ export class RoomModel {
     this.room = msg.room ?? null;
     this.title = msg.title ?? msg.room ?? null;
     this.rev = msg.rev ?? 0;
+    this.role = typeof msg.role === "string" ? msg.role : null;
     for (const c of msg.controls ?? []) {
       const { state, rev, ...schema } = c;
       this.controls.set(c.id, { schema, state: copyState(state), rev: rev ?? 0 });
@@ -293,6 +301,11 @@ export class RoomModel {
     const thumb = info?.thumb ?? null;
     const code = msg.code ?? null;
     let endsGesture = false;
+    // The server refuses this client's writes: show it read-only rather than let it try again.
+    if (code === "forbidden" && this.role !== "viewer") {
+      this.role = "viewer";
+      this.version += 1;
+    }
     if (controlId != null) {
       this.optimistic.delete(controlId);
       const preview = this.previews.get(controlId);

@@ -2,8 +2,11 @@
 
 import { setAttr, setText } from "./dom.js";
 
-/** The words for a connection state. */
-export function connectionText(connection, room, now) {
+/**
+ * The words for a connection state. `notice` is what closed it for good
+ * (auth.closeNotice: its `status` words), when known.
+ */
+export function connectionText(connection, room, now, notice = null) {
   switch (connection.state) {
     case "open":
       return "live";
@@ -12,13 +15,14 @@ export function connectionText(connection, room, now) {
       return `reconnecting in ${Math.max(1, Math.ceil((connection.retryAt - now) / 1000))} s`;
     }
     case "closed":
+      if (notice) return notice.status;
       return connection.reason === "unknown room" ? `no room '${room}'` : "disconnected";
     default:
       return "connecting…";
   }
 }
 
-export function renderStatus(el, connection, room, now) {
+export function renderStatus(el, connection, room, now, notice = null) {
   setAttr(el, "data-state", connection.state);
-  setText(el.querySelector(".connection-text") ?? el, connectionText(connection, room, now));
+  setText(el.querySelector(".connection-text") ?? el, connectionText(connection, room, now, notice));
 }

@@ -18,6 +18,7 @@ export function makeCard(control, ...headerExtras) {
   h("header", { class: "control-head" },
     h("h2", { id: `label-${control.id}` }, control.label ?? control.id),
     h("span", { class: "badge badge-stale", title: "Reconnecting: this value may be out of date" }, "stale"),
+    h("span", { class: "badge badge-readonly", title: "Your link lets you watch this control, not change it" }, "read only"),
     ...headerExtras),
   status);
   let timer = 0;

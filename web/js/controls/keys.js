@@ -20,6 +20,8 @@ const STEPS = {
 export function bindThumbKeys(thumbEl, { controlId, thumb, actions, ends }) {
   thumbEl.addEventListener("keydown", (event) => {
     if (event.altKey || event.ctrlKey || event.metaKey) return;
+    // Read only: the keys keep their usual job (scrolling) instead of sending what would be refused.
+    if (actions.readOnly) return;
     if (event.key === "Escape") {
       if (cancelDrags(controlId)) event.preventDefault();
       return;

@@ -66,8 +66,8 @@ export function createSnap(control, { model, actions }) {
       });
       setText(value, text);
       ticks.forEach((tick, i) => tick.classList.toggle("selected", i === state.index));
-      smaller.disabled = state.index <= 0;
-      larger.disabled = state.index >= last;
+      smaller.disabled = actions.readOnly || state.index <= 0;
+      larger.disabled = actions.readOnly || state.index >= last;
       ghosts.update(others, (g) => position(control, g.state, "index"));
     },
   };
