@@ -294,7 +294,7 @@ def test_the_start_line_says_mode_token(auth_server):
 
 def test_with_auth_off_the_start_warns_mode_open(server):
     assert server.log_lines(r"listening on .* mode=open ")
-    assert server.log_lines(r"^warn auth is off")
+    assert server.wait_for_log(r"^warn auth is off")
 
 
 def run_tandem(binary, *args, env=None):
