@@ -1,7 +1,27 @@
+import TandemCore
+
 /// One HTTP request and its answer, from LWS_CALLBACK_HTTP to the end of the body write.
 final class HTTPExchange {
-    /// The request method.
+    /// The request method (`HEAD` is routed as `GET`: see `isHead`).
     let method: HTTPMethod
+    /// Whether the request was a `HEAD`: answered like `GET`, without the body.
+    let isHead: Bool
+    /// Where the request comes from (the admin API's loopback rule).
+    var peer: PeerAddress?
+    /// The `Host` header, when it passed the policy (the CSP's WebSocket origin).
+    var host: String?
+    /// The `If-None-Match` header (static files: 304 when it names the file's ETag).
+    var ifNoneMatch: String?
+    /// When the request's headers were complete: the body deadline counts from it.
+    let started = Clock.now()
+    /// The decoder of a `Transfer-Encoding: chunked` body.
+    var chunked: ChunkedBody?
+    /// Whether the answer is on its way: later body bytes and completions are ignored.
+    var answered = false
+    /// Whether the connection closes after the answer: when it is given before
+    /// lws has read the whole body (413, 408, a refusal, a chunked body), the
+    /// bytes still coming cannot be told from a next request.
+    var closeAfter = false
     /// The path, without the query.
     let path: String
     /// The query arguments the API reads (`since`, `limit`), url-decoded.
@@ -16,8 +36,15 @@ final class HTTPExchange {
     /// Request bodies are room schemas or single values: 64 KiB is plenty.
     static let maxBody = 64 * 1024
 
+    /// Seconds a request body may take to arrive whole, from the end of the
+    /// headers: 10 s lets a 64 KiB body come at 6.5 KB/s, far below any real
+    /// link, while a client trickling a byte at a time (lws re-arms its own 5 s
+    /// timeout at every byte) is answered 408 and closed within 10 s.
+    static let bodyDeadline = 10.0
+
     init(method: HTTPMethod, path: String) {
-        self.method = method
+        self.method = method == .head ? .get : method
+        isHead = method == .head
         self.path = path
     }
 }
@@ -43,8 +70,8 @@ enum HTTPMethod: Int32 {
 enum HTTPAnswer {
     /// A body built in memory.
     case body(status: Int, contentType: String, bytes: [UInt8], headers: [(String, String)] = [])
-    /// A file from the web root, sent by lws.
-    case file(path: String, contentType: String)
+    /// A file from the web root, sent by lws (or 304 when the client has it).
+    case file(StaticFile, contentType: String)
 
     static func json(_ status: Int, _ bytes: [UInt8]) -> HTTPAnswer {
         .body(status: status, contentType: "application/json", bytes: bytes)

@@ -14,6 +14,8 @@ final class Metrics {
     /// Commits and gesture entries that were replaced by a newer one before a recipient's frame went out.
     var updatesConflated = 0
     var httpRequests: [Int: Int] = [:]
+    /// Requests refused by the origin, host, admin and body rules, by reason (Server+Origins.swift, Server+Bodies.swift).
+    var refusals: [String: Int] = [:]
     /// Fan-out rounds started (docs/architecture.md, "Adaptive batching"), and the members they armed.
     var fanoutRounds = 0
     var fanoutArmed = 0
@@ -51,6 +53,9 @@ final class Metrics {
                "Members woken by fan-out rounds.", [("", fanoutArmed)])
         metric("tandem_http_requests_total", "counter", "HTTP requests answered, by status.",
                httpRequests.keys.sorted().map { ("{status=\"\($0)\"}", httpRequests[$0]!) })
+        metric("tandem_http_refused_total", "counter",
+               "Requests refused by the Host, Origin, admin and body rules, by reason.",
+               refusals.keys.sorted().map { ("{reason=\"\($0)\"}", refusals[$0]!) })
         out += commitDelivery.exposition(name: "tandem_commit_delivery_seconds",
                                          help: "From the arrival of a committing message to each write of a frame carrying the commit.")
         out += fanoutRound.exposition(name: "tandem_fanout_round_seconds",

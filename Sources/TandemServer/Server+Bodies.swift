@@ -1,0 +1,67 @@
+import CLibWebSockets
+import TandemCore
+
+/// How a request body is framed, judged from the headers before a byte of it
+/// is read (docs/security.md, "HTTP hardening"): a `Content-Length` over the
+/// limit is answered 413 at once, two different lengths 400 (a request
+/// smuggling shape), a chunked body is decoded here since lws 4.1 does not.
+enum BodyFraming {
+    /// `Content-Length: n`, within the limit.
+    case length(Int)
+    /// Neither header: no body (lws would wait for one; the answer closes).
+    case none
+    /// `Transfer-Encoding: chunked`.
+    case chunked
+    /// Refused before reading: the answer.
+    case refused(HTTPAnswer)
+}
+
+extension Server {
+    /// The framing of the body of the PUT or POST on `wsi`.
+    func bodyFraming(_ wsi: OpaquePointer) -> BodyFraming {
+        let length = header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH)
+        if let coding = header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) {
+            guard length == nil else {
+                return refuse("both", .json(400, problem("bad_request", "a request may not carry both Content-Length and Transfer-Encoding")))
+            }
+            guard coding.trimmingSpaces().lowercased() == "chunked" else {
+                return refuse("coding", .json(501, problem("not_implemented", "the only transfer coding understood is chunked; or send a Content-Length")))
+            }
+            return .chunked
+        }
+        guard let length else { return .none }
+        // lws joins repeated headers with ","; a list of equal values is one length (RFC 9110 §8.6).
+        let values = Set(length.split(separator: ",", omittingEmptySubsequences: false).map { String($0).trimmingSpaces() })
+        guard values.count == 1, let text = values.first, (1...18).contains(text.count),
+              text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(text) else {
+            let why = values.count > 1 ? "conflicting Content-Length values" : "Content-Length must be a number of bytes"
+            return refuse("length", .json(400, problem("bad_request", why)))
+        }
+        guard n <= HTTPExchange.maxBody else {
+            return refuse("too_large", tooLarge())
+        }
+        return .length(n)
+    }
+
+    /// 413: the body is (or would be) over `HTTPExchange.maxBody`.
+    func tooLarge() -> HTTPAnswer {
+        .json(413, problem("too_large", "request bodies are limited to \(HTTPExchange.maxBody) bytes"))
+    }
+
+    /// 408 for a body that did not arrive within `HTTPExchange.bodyDeadline`, or `nil`.
+    func bodyDeadlineRefusal(_ exchange: HTTPExchange) -> HTTPAnswer? {
+        guard Clock.now().seconds(since: exchange.started) > HTTPExchange.bodyDeadline else { return nil }
+        _ = refuse("slow_body", .json(408, []))
+        return .json(408, problem("timeout", "the request body did not arrive within \(Int(HTTPExchange.bodyDeadline)) s"))
+    }
+
+    /// Counts and logs (rate-limited) a body refused for `reason`.
+    private func refuse(_ reason: String, _ answer: HTTPAnswer) -> BodyFraming {
+        metrics.refusals["body_\(reason)", default: 0] += 1
+        if case let .body(status, _, bytes, _) = answer,
+           let line = logThrottle.line("body_\(reason)", "refused a request body with \(status) (\(reason))\(bytes.isEmpty ? "" : ": " + String(decoding: bytes, as: UTF8.self))", at: Clock.now()) {
+            log.info(line)
+        }
+        return .refused(answer)
+    }
+}
