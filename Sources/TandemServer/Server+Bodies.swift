@@ -51,7 +51,7 @@ extension Server {
     /// 408 for a body that did not arrive within `HTTPExchange.bodyDeadline`, or `nil`.
     func bodyDeadlineRefusal(_ exchange: HTTPExchange) -> HTTPAnswer? {
         guard Clock.now().seconds(since: exchange.started) > HTTPExchange.bodyDeadline else { return nil }
-        _ = refuse("slow_body", .json(408, []))
+        _ = refuse("slow", .json(408, []))
         return .json(408, problem("timeout", "the request body did not arrive within \(Int(HTTPExchange.bodyDeadline)) s"))
     }
 
