@@ -6,6 +6,8 @@ final class HTTPExchange {
     let method: HTTPMethod
     /// Whether the request was a `HEAD`: answered like `GET`, without the body.
     let isHead: Bool
+    /// The key of this exchange in `Server.exchanges`.
+    var session: UInt64 = 0
     /// Where the request comes from (the admin API's loopback rule).
     var peer: PeerAddress?
     /// The `Host` header, when it passed the policy (the CSP's WebSocket origin).

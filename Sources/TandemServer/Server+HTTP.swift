@@ -11,6 +11,7 @@ extension Server {
     func httpRequest(_ wsi: OpaquePointer, session: UInt64, path: String) -> Int32 {
         let method = HTTPMethod(rawValue: tandem_http_method(wsi)) ?? .unknown
         let exchange = HTTPExchange(method: method, path: path)
+        exchange.session = session
         exchange.peer = PeerAddress(of: wsi)
         exchange.ifNoneMatch = header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH)
         for name in ["since", "limit"] {
@@ -94,6 +95,8 @@ extension Server {
             let headers = (responseHeaders(exchange) + [("ETag", file.etag), ("Cache-Control", "no-cache")])
                 .map { "\($0.0): \($0.1)\r\n" }.joined()
             let n = headers.withCString { lws_serve_http_file(wsi, file.path, contentType, $0, Int32(strlen($0))) }
+            // HEAD: lws wrote the headers and ended the transaction; no FILE_COMPLETION follows.
+            if exchange.isHead { exchanges[exchange.session] = nil }
             if n < 0 { return -1 }
             if n > 0 { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
             return 0
