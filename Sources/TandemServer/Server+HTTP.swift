@@ -36,6 +36,10 @@ extension Server {
                 // lws waits for a body it was not told the length of: close after.
                 exchange.closeAfter = true
             }
+        } else if (Int(header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) ?? "0") ?? 1) != 0
+                    || header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil {
+            // A body on a GET or DELETE is not read; lws would take it for the next request.
+            exchange.closeAfter = true
         }
         return answer(wsi, exchange, route(exchange))
     }

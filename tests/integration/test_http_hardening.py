@@ -75,6 +75,15 @@ def test_a_chunked_body_over_the_limit_is_413_and_a_broken_one_400(server):
     assert other.status == 501
 
 
+def test_a_body_on_a_get_is_never_taken_for_a_second_request(server):
+    smuggled = b"DELETE /api/rooms/probe HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    assert server.request("POST", "/api/rooms", json.dumps(ROOM)).status == 201
+    answer = raw_http.request(server.port, "GET", "/healthz", [("Content-Length", str(len(smuggled)))], smuggled)
+    assert answer.status == 200
+    assert answer.closed and answer.body == b"ok\n", "one answer, then the connection closes"
+    assert "probe" in [r["id"] for r in server.get("/api/rooms").json()["rooms"]]
+
+
 def test_a_body_trickled_a_byte_at_a_time_is_cut_off_with_408(server):
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
     sock.sendall(b"POST /api/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n")
