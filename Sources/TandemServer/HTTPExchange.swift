@@ -30,8 +30,6 @@ final class HTTPExchange {
     var query: [String: String] = [:]
     /// The request body, for PUT and POST (at most `HTTPExchange.maxBody` bytes).
     var body: [UInt8] = []
-    /// Whether the body grew past the limit.
-    var bodyTooLarge = false
     /// The answer's body, written on the next HTTP writable callback.
     var response: [UInt8]?
 

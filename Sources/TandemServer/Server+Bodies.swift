@@ -22,10 +22,10 @@ extension Server {
         let length = header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH)
         if let coding = header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) {
             guard length == nil else {
-                return refuse("both", .json(400, problem("bad_request", "a request may not carry both Content-Length and Transfer-Encoding")))
+                return refuse("both", 400, "bad_request", "a request may not carry both Content-Length and Transfer-Encoding")
             }
             guard coding.trimmingSpaces().lowercased() == "chunked" else {
-                return refuse("coding", .json(501, problem("not_implemented", "the only transfer coding understood is chunked; or send a Content-Length")))
+                return refuse("coding", 501, "not_implemented", "the only transfer coding understood is chunked; or send a Content-Length")
             }
             return .chunked
         }
@@ -35,33 +35,40 @@ extension Server {
         guard values.count == 1, let text = values.first, (1...18).contains(text.count),
               text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let n = Int(text) else {
             let why = values.count > 1 ? "conflicting Content-Length values" : "Content-Length must be a number of bytes"
-            return refuse("length", .json(400, problem("bad_request", why)))
+            return refuse(values.count > 1 ? "conflicting_length" : "bad_length", 400, "bad_request", why)
         }
         guard n <= HTTPExchange.maxBody else {
-            return refuse("too_large", tooLarge())
+            return refuse("too_large", 413, "too_large", "request bodies are limited to \(HTTPExchange.maxBody) bytes")
         }
         return .length(n)
     }
 
-    /// 413: the body is (or would be) over `HTTPExchange.maxBody`.
+    /// 413 for a body found over `HTTPExchange.maxBody` while reading it (chunked, or longer than its length).
     func tooLarge() -> HTTPAnswer {
-        .json(413, problem("too_large", "request bodies are limited to \(HTTPExchange.maxBody) bytes"))
+        let message = "request bodies are limited to \(HTTPExchange.maxBody) bytes"
+        note("too_large", status: 413, message)
+        return .json(413, problem("too_large", message))
     }
 
     /// 408 for a body that did not arrive within `HTTPExchange.bodyDeadline`, or `nil`.
     func bodyDeadlineRefusal(_ exchange: HTTPExchange) -> HTTPAnswer? {
         guard Clock.now().seconds(since: exchange.started) > HTTPExchange.bodyDeadline else { return nil }
-        _ = refuse("slow", .json(408, []))
-        return .json(408, problem("timeout", "the request body did not arrive within \(Int(HTTPExchange.bodyDeadline)) s"))
+        let message = "the request body did not arrive within \(Int(HTTPExchange.bodyDeadline)) s"
+        note("slow", status: 408, message)
+        return .json(408, problem("timeout", message))
     }
 
-    /// Counts and logs (rate-limited) a body refused for `reason`.
-    private func refuse(_ reason: String, _ answer: HTTPAnswer) -> BodyFraming {
+    /// Counts and logs a body refused for `reason` before it was read.
+    private func refuse(_ reason: String, _ status: Int, _ code: String, _ message: String) -> BodyFraming {
+        note(reason, status: status, message)
+        return .refused(.json(status, problem(code, message)))
+    }
+
+    /// Counts a body refusal in `tandem_http_refused_total` and logs it (rate-limited).
+    private func note(_ reason: String, status: Int, _ message: String) {
         metrics.refusals["body_\(reason)", default: 0] += 1
-        if case let .body(status, _, bytes, _) = answer,
-           let line = logThrottle.line("body_\(reason)", "refused a request body with \(status) (\(reason))\(bytes.isEmpty ? "" : ": " + String(decoding: bytes, as: UTF8.self))", at: Clock.now()) {
+        if let line = logThrottle.line("body_\(reason)", "refused a request body with \(status): \(message)", at: Clock.now()) {
             log.info(line)
         }
-        return .refused(answer)
     }
 }

@@ -47,19 +47,19 @@ extension Server {
     func httpBody(_ wsi: OpaquePointer, _ session: UInt64, _ bytes: UnsafeRawBufferPointer) -> Int32 {
         guard let exchange = exchanges[session], !exchange.answered else { return 0 }
         if let late = bodyDeadlineRefusal(exchange) { return answer(wsi, exchange, late, early: true) }
-        if exchange.chunked != nil {
-            switch exchange.chunked!.feed(bytes) {
-            case .needMore:
-                return 0
-            case let .complete(body):
-                exchange.body = body
-                // lws still expects a body it cannot frame: close after.
-                return answer(wsi, exchange, route(exchange), early: true)
-            case .tooLarge:
-                return answer(wsi, exchange, tooLarge(), early: true)
-            case let .malformed(why):
-                return answer(wsi, exchange, .json(400, problem("bad_request", "chunked body: \(why)")), early: true)
-            }
+        switch exchange.chunked?.feed(bytes) {
+        case nil:
+            break
+        case .needMore?:
+            return 0
+        case let .complete(body)?:
+            exchange.body = body
+            // lws still expects a body it cannot frame: close after.
+            return answer(wsi, exchange, route(exchange), early: true)
+        case .tooLarge?:
+            return answer(wsi, exchange, tooLarge(), early: true)
+        case let .malformed(why)?:
+            return answer(wsi, exchange, .json(400, problem("bad_request", "chunked body: \(why)")), early: true)
         }
         if exchange.body.count + bytes.count > HTTPExchange.maxBody {
             // Content-Length said it would fit (checked before reading): it lied.

@@ -14,7 +14,7 @@ struct StaticFile: Sendable, Hashable {
     /// Whether an `If-None-Match` value names `etag` (`*`, or one of a list; weak forms too).
     static func matches(_ ifNoneMatch: String, _ etag: String) -> Bool {
         ifNoneMatch.split(separator: ",").contains { item in
-            var tag = item.trimmingCharacters()
+            var tag = String(item).trimmingSpaces()
             if tag == "*" { return true }
             if tag.hasPrefix("W/") { tag.removeFirst(2) }
             return tag == etag
@@ -72,12 +72,5 @@ struct StaticFiles {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
-    }
-}
-
-extension Substring {
-    /// Without leading and trailing spaces and tabs.
-    func trimmingCharacters() -> String {
-        String(self).trimmingSpaces()
     }
 }
