@@ -36,12 +36,6 @@ final class HTTPExchange {
     /// Request bodies are room schemas or single values: 64 KiB is plenty.
     static let maxBody = 64 * 1024
 
-    /// Seconds a request body may take to arrive whole, from the end of the
-    /// headers: 10 s lets a 64 KiB body come at 6.5 KB/s, far below any real
-    /// link, while a client trickling a byte at a time (lws re-arms its own 5 s
-    /// timeout at every byte) is answered 408 and closed within 10 s.
-    static let bodyDeadline = 10.0
-
     init(method: HTTPMethod, path: String) {
         self.method = method == .head ? .get : method
         isHead = method == .head

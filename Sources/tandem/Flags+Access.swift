@@ -3,7 +3,8 @@ import TandemServer
 extension Flags {
     /// The usage lines of the access flags.
     static let accessUsage = ""
-        + "  --allow-origin ORIGIN  also accept WebSockets and POST/PUT/DELETE from pages of ORIGIN\n"
+        + "  --allow-origin ORIGIN\n"
+        + "                       also accept WebSockets and POST/PUT/DELETE from pages of ORIGIN\n"
         + "                       (scheme://host[:port]; repeatable; * allows any, with a warning)\n"
         + "  --public-host NAME   a name (NAME or NAME:PORT) clients reach this server by; the Host\n"
         + "                       header must be one of them or a loopback name (repeatable)\n"

@@ -5,6 +5,8 @@ extension Flags {
     static let limitUsage = ""
         + "  --max-rooms N        rooms served at most; past it creating a room is refused\n"
         + "                       (409 too_many_rooms), replacing one still works (default 1000)\n"
+        + "  --body-timeout SECS  a request body must arrive whole this soon after its headers,\n"
+        + "                       else 408 and close (default 10)\n"
 
     /// The limit flags that take no value.
     static let limitSwitches: Set<String> = []
@@ -17,6 +19,9 @@ extension Flags {
                 throw Problem(message: "--max-rooms must be a number of rooms from 1 to 1000000, not '\(value)'")
             }
             config.limits.maxRooms = n
+            return true
+        case "body-timeout":
+            config.limits.bodyTimeout = try seconds(value, name, max: 3600)
             return true
         default: return false
         }

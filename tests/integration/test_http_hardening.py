@@ -84,7 +84,9 @@ def test_a_body_on_a_get_is_never_taken_for_a_second_request(server):
     assert "probe" in [r["id"] for r in server.get("/api/rooms").json()["rooms"]]
 
 
-def test_a_body_trickled_a_byte_at_a_time_is_cut_off_with_408(server):
+@pytest.mark.parametrize("flags", [(), ("--body-timeout", "2")], ids=["default 10 s", "--body-timeout 2"])
+def test_a_body_trickled_a_byte_at_a_time_is_cut_off_with_408(start_server, flags):
+    server = start_server(*flags)
     sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
     sock.sendall(b"POST /api/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n")
     start = time.monotonic()
@@ -115,6 +117,7 @@ def test_a_body_trickled_a_byte_at_a_time_is_cut_off_with_408(server):
         sock.close()
     assert closed, "the trickling connection was still open after 40 s"
     assert received.startswith(b"HTTP/1.1 408"), received[:80]
+    assert f"within {flags[1] if flags else 10} s".encode() in received, received
     assert server.metrics()['tandem_http_refused_total{reason="body_slow"}'] == 1
 
 
