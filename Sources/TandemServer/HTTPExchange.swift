@@ -1,9 +1,30 @@
 import TandemAuth
+import TandemCore
 
 /// One HTTP request and its answer, from LWS_CALLBACK_HTTP to the end of the body write.
 final class HTTPExchange {
-    /// The request method.
+    /// The request method (`HEAD` is routed as `GET`: see `isHead`).
     let method: HTTPMethod
+    /// Whether the request was a `HEAD`: answered like `GET`, without the body.
+    let isHead: Bool
+    /// The key of this exchange in `Server.exchanges`.
+    var session: UInt64 = 0
+    /// Where the request comes from (the admin API's loopback rule).
+    var peer: PeerAddress?
+    /// The `Host` header, when it passed the policy (the CSP's WebSocket origin).
+    var host: String?
+    /// The `If-None-Match` header (static files: 304 when it names the file's ETag).
+    var ifNoneMatch: String?
+    /// When the request's headers were complete: the body deadline counts from it.
+    let started = Clock.now()
+    /// The decoder of a `Transfer-Encoding: chunked` body.
+    var chunked: ChunkedBody?
+    /// Whether the answer is on its way: later body bytes and completions are ignored.
+    var answered = false
+    /// Whether the connection closes after the answer: when it is given before
+    /// lws has read the whole body (413, 408, a refusal, a chunked body), the
+    /// bytes still coming cannot be told from a next request.
+    var closeAfter = false
     /// The path, without the query.
     let path: String
     /// The query arguments the API reads (`since`, `limit`), url-decoded.
@@ -14,8 +35,6 @@ final class HTTPExchange {
     var token: String?
     /// The claims of that token once checked (`Server.authorizeAPI`).
     var claims: Claims?
-    /// Whether the body grew past the limit.
-    var bodyTooLarge = false
     /// The answer's body, written on the next HTTP writable callback.
     var response: [UInt8]?
 
@@ -23,7 +42,8 @@ final class HTTPExchange {
     static let maxBody = 64 * 1024
 
     init(method: HTTPMethod, path: String) {
-        self.method = method
+        self.method = method == .head ? .get : method
+        isHead = method == .head
         self.path = path
     }
 }
@@ -49,8 +69,8 @@ enum HTTPMethod: Int32 {
 enum HTTPAnswer {
     /// A body built in memory.
     case body(status: Int, contentType: String, bytes: [UInt8], headers: [(String, String)] = [])
-    /// A file from the web root, sent by lws.
-    case file(path: String, contentType: String)
+    /// A file from the web root, sent by lws (or 304 when the client has it).
+    case file(StaticFile, contentType: String)
 
     static func json(_ status: Int, _ bytes: [UInt8]) -> HTTPAnswer {
         .body(status: status, contentType: "application/json", bytes: bytes)

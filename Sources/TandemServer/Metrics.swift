@@ -19,6 +19,8 @@ final class Metrics {
     /// cover the room), `role` (HTTP: the role may not), `refresh` (another
     /// `sub`, or a changed role).
     var authFailures: [String: Int] = [:]
+    /// Requests refused by the origin, host, admin and body rules, by reason (Server+Origins.swift, Server+Bodies.swift).
+    var refusals: [String: Int] = [:]
     /// Fan-out rounds started (docs/architecture.md, "Adaptive batching"), and the members they armed.
     var fanoutRounds = 0
     var fanoutArmed = 0
@@ -58,6 +60,9 @@ final class Metrics {
                "Members woken by fan-out rounds.", [("", fanoutArmed)])
         metric("tandem_http_requests_total", "counter", "HTTP requests answered, by status.",
                httpRequests.keys.sorted().map { ("{status=\"\($0)\"}", httpRequests[$0]!) })
+        metric("tandem_http_refused_total", "counter",
+               "Requests refused by the Host, Origin, admin and body rules, by reason.",
+               refusals.keys.sorted().map { ("{reason=\"\($0)\"}", refusals[$0]!) })
         out += commitDelivery.exposition(name: "tandem_commit_delivery_seconds",
                                          help: "From the arrival of a committing message to each write of a frame carrying the commit.")
         out += fanoutRound.exposition(name: "tandem_fanout_round_seconds",

@@ -8,12 +8,10 @@ extension Server {
         let session = user?.load(as: UInt64.self) ?? 0
         switch reason {
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-            guard acceptsUpgrade(wsi) else {
-                // >0 tells lws the answer (403) was written here.
-                metrics.httpRequests[403, default: 0] += 1
-                return lws_return_http_status(wsi, 403, "WebSocket endpoints are /rooms/{room}") != 0 ? -1 : 1
-            }
-            return 0
+            guard let refusal = upgradeRefusal(wsi) else { return 0 }
+            // >0 tells lws the answer was written here.
+            metrics.httpRequests[refusal.status, default: 0] += 1
+            return lws_return_http_status(wsi, UInt32(refusal.status), refusal.message) != 0 ? -1 : 1
         case LWS_CALLBACK_ESTABLISHED:
             opened(wsi, session: newSession(user))
             return 0
@@ -35,7 +33,7 @@ extension Server {
         case LWS_CALLBACK_HTTP:
             return httpRequest(wsi, session: newSession(user), path: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/")
         case LWS_CALLBACK_HTTP_BODY:
-            return httpBody(session, UnsafeRawBufferPointer(start: input, count: length))
+            return httpBody(wsi, session, UnsafeRawBufferPointer(start: input, count: length))
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
             return httpBodyComplete(wsi, session)
         case LWS_CALLBACK_HTTP_WRITEABLE:

@@ -11,39 +11,68 @@ extension Server {
     func httpRequest(_ wsi: OpaquePointer, session: UInt64, path: String) -> Int32 {
         let method = HTTPMethod(rawValue: tandem_http_method(wsi)) ?? .unknown
         let exchange = HTTPExchange(method: method, path: path)
+        exchange.session = session
+        exchange.peer = PeerAddress(of: wsi)
+        exchange.ifNoneMatch = header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH)
         for name in ["since", "limit"] {
             if let value = queryArgument(wsi, name) { exchange.query[name] = value }
         }
         if authGate != nil { exchange.token = requestToken(wsi) }
         exchanges[session] = exchange
-        // A body follows: answer once it is complete. Without one, lws never
-        // reports a completed body: answer now.
-        if (method == .put || method == .post) && hasBody(wsi) { return 0 }
+        if let refusal = requestRefusal(wsi, exchange) { return answer(wsi, exchange, refusal, early: method == .put || method == .post) }
+        if method == .put || method == .post {
+            // A body follows: answer once it is complete (lws reports the
+            // completion of a Content-Length body; a chunked one is decoded here).
+            switch bodyFraming(wsi) {
+            case let .refused(refusal):
+                return answer(wsi, exchange, refusal, early: true)
+            case .length(0):
+                break
+            case .length:
+                return 0
+            case .chunked:
+                exchange.chunked = ChunkedBody(limit: HTTPExchange.maxBody)
+                return 0
+            case .none:
+                // lws waits for a body it was not told the length of: close after.
+                exchange.closeAfter = true
+            }
+        } else if (Int(header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) ?? "0") ?? 1) != 0
+                    || header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil {
+            // A body on a GET or DELETE is not read; lws would take it for the next request.
+            exchange.closeAfter = true
+        }
         return answer(wsi, exchange, route(exchange))
     }
 
-    /// Whether the request announces a body: a Content-Length (even 0, which lws
-    /// reports as a completed empty body) or a Transfer-Encoding.
-    private func hasBody(_ wsi: OpaquePointer) -> Bool {
-        lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0
-            || lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0
-    }
-
-    func httpBody(_ session: UInt64, _ bytes: UnsafeRawBufferPointer) -> Int32 {
-        guard let exchange = exchanges[session] else { return 0 }
-        if exchange.body.count + bytes.count > HTTPExchange.maxBody {
-            exchange.bodyTooLarge = true
-        } else {
-            exchange.body.append(contentsOf: bytes)
+    func httpBody(_ wsi: OpaquePointer, _ session: UInt64, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        guard let exchange = exchanges[session], !exchange.answered else { return 0 }
+        if let late = bodyDeadlineRefusal(exchange) { return answer(wsi, exchange, late, early: true) }
+        switch exchange.chunked?.feed(bytes) {
+        case nil:
+            break
+        case .needMore?:
+            return 0
+        case let .complete(body)?:
+            exchange.body = body
+            // lws still expects a body it cannot frame: close after.
+            return answer(wsi, exchange, route(exchange), early: true)
+        case .tooLarge?:
+            return answer(wsi, exchange, tooLarge(), early: true)
+        case let .malformed(why)?:
+            return answer(wsi, exchange, .json(400, problem("bad_request", "chunked body: \(why)")), early: true)
         }
+        if exchange.body.count + bytes.count > HTTPExchange.maxBody {
+            // Content-Length said it would fit (checked before reading): it lied.
+            return answer(wsi, exchange, tooLarge(), early: true)
+        }
+        exchange.body.append(contentsOf: bytes)
         return 0
     }
 
     func httpBodyComplete(_ wsi: OpaquePointer, _ session: UInt64) -> Int32 {
         guard let exchange = exchanges[session] else { return -1 }
-        if exchange.bodyTooLarge {
-            return answer(wsi, exchange, .json(413, problem("too_large", "request bodies are limited to \(HTTPExchange.maxBody) bytes")))
-        }
+        guard !exchange.answered else { return 0 }
         return answer(wsi, exchange, route(exchange))
     }
 
@@ -52,21 +81,35 @@ extension Server {
         exchange.response = nil
         exchanges[session] = nil
         write(wsi, body, http: true, final: true)
+        if exchange.closeAfter { return -1 }
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }
 
-    /// Sends the headers now and the body from the next writable callback (or lets lws send a file).
-    private func answer(_ wsi: OpaquePointer, _ exchange: HTTPExchange, _ answer: HTTPAnswer) -> Int32 {
+    /// Sends the headers now and the body from the next writable callback (or
+    /// lets lws send a file). `early`: the answer comes before lws has read the
+    /// whole body, so the connection closes after it.
+    private func answer(_ wsi: OpaquePointer, _ exchange: HTTPExchange, _ answer: HTTPAnswer, early: Bool = false) -> Int32 {
+        exchange.answered = true
+        if early { exchange.closeAfter = true }
         switch answer {
-        case let .file(path, contentType):
+        case let .file(file, contentType):
+            if let match = exchange.ifNoneMatch, StaticFile.matches(match, file.etag) {
+                return self.answer(wsi, exchange, .body(status: 304, contentType: contentType, bytes: [], headers: [("ETag", file.etag), ("Cache-Control", "no-cache")]))
+            }
             metrics.httpRequests[200, default: 0] += 1
-            let n = lws_serve_http_file(wsi, path, contentType, nil, 0)
+            let headers = (responseHeaders(exchange) + [("ETag", file.etag), ("Cache-Control", "no-cache")])
+                .map { "\($0.0): \($0.1)\r\n" }.joined()
+            let n = headers.withCString { lws_serve_http_file(wsi, file.path, contentType, $0, Int32(strlen($0))) }
+            // HEAD: lws wrote the headers and ended the transaction; no FILE_COMPLETION follows.
+            if exchange.isHead { exchanges[exchange.session] = nil }
             if n < 0 { return -1 }
             if n > 0 { return lws_http_transaction_completed(wsi) != 0 ? -1 : 0 }
             return 0
-        case let .body(status, contentType, bytes, headers):
+        case let .body(status, contentType, bytes, extra):
             metrics.httpRequests[status, default: 0] += 1
             if status >= 400 { log.debug("http \(exchange.method.name) \(exchange.path) -> \(status)") }
+            var headers = extra + responseHeaders(exchange)
+            if exchange.closeAfter { headers.append(("Connection", "close")) }
             var names = headers.map { strdup($0.0 + ":") }
             var values = headers.map { strdup($0.1) }
             defer { names.forEach { free($0) }; values.forEach { free($0) } }
@@ -81,7 +124,8 @@ extension Server {
                 }
             }
             if failed != 0 { return -1 }
-            exchange.response = bytes
+            // HEAD: the headers of the GET (its Content-Length included), no body.
+            exchange.response = exchange.isHead || status == 304 ? [] : bytes
             lws_callback_on_writable(wsi)
             return 0
         }
@@ -102,16 +146,17 @@ extension Server {
             return api(exchange, Array(parts.dropFirst()))
         case (.get, _):
             if let file = StaticFiles(root: config.webRoot).file(for: exchange.path) {
-                return .file(path: file, contentType: StaticFiles.contentType(for: file))
+                return .file(file, contentType: StaticFiles.contentType(for: file.path))
             }
             return .text(404, "not found\n")
         default:
-            return .body(status: 405, contentType: "text/plain; charset=utf-8", bytes: Array("method not allowed\n".utf8), headers: [("Allow", "GET")])
+            return .body(status: 405, contentType: "text/plain; charset=utf-8", bytes: Array("method not allowed\n".utf8), headers: [("Allow", "GET, HEAD")])
         }
     }
 
     private func api(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer {
         guard parts.first == "rooms" else { return .json(404, problem("not_found", "no such API endpoint")) }
+        if let refusal = adminRefusal(exchange, parts) { return refusal }
         if parts.count == 1 {
             if exchange.method == .post { return postRoom(body: exchange.body) }
             guard exchange.method == .get else { return methodNotAllowed("GET, POST") }
@@ -238,7 +283,11 @@ extension Server {
 }
 
 /// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
-func csvField(_ text: String) -> String {
+/// A field that starts with `=`, `+`, `-`, `@`, a tab or a CR gets a `'` in
+/// front, so that a spreadsheet shows it as text instead of running it as a
+/// formula (OWASP "CSV injection"): a name like `=HYPERLINK(…)` stays inert.
+func csvField(_ raw: String) -> String {
+    let text = raw.unicodeScalars.first.map { "=+-@\t\r".unicodeScalars.contains($0) } == true ? "'" + raw : raw
     guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
     var quoted = "\""
     for character in text {

@@ -7,7 +7,9 @@ import TandemWire
 /// API until auth brings an admin role.
 extension Server {
     /// `POST /api/rooms`: 201 and the new room's snapshot; 200 when it replaced
-    /// an existing room's schema (its clients closed with 1012); 400 on a bad schema.
+    /// an existing room's schema (its clients closed with 1012), or 200 with
+    /// `"unchanged":true` when the schema equals the current one (nothing done,
+    /// nobody closed); 400 on a bad schema; 409 `too_many_rooms` past `--max-rooms`.
     func postRoom(body: [UInt8]) -> HTTPAnswer {
         let schema: RoomSchema
         do {
@@ -21,6 +23,21 @@ extension Server {
             ]).bytes)
         }
         let old = rooms[schema.id]
+        if let old, old.room.schema == schema {
+            // Re-posting the same schema changes nothing: nobody is kicked (issue 10).
+            log.info("room \(schema.id) posted again unchanged: nothing to do")
+            var bytes = OutboundEncoder.welcome(old.room.snapshot)
+            bytes.removeLast() // the closing brace
+            bytes.append(contentsOf: Array(",\"unchanged\":true}".utf8))
+            return .json(200, bytes)
+        }
+        if old == nil, rooms.count >= config.limits.maxRooms {
+            metrics.refusals["too_many_rooms", default: 0] += 1
+            if let line = logThrottle.line("too_many_rooms", "refused to create room \(schema.id): \(rooms.count) rooms served, --max-rooms \(config.limits.maxRooms)", at: Clock.now()) {
+                log.warn(line)
+            }
+            return .json(409, problem("too_many_rooms", "this server serves at most \(config.limits.maxRooms) rooms (--max-rooms); delete one or replace an existing room"))
+        }
         // Pending commits of this room go to storage under the old schema first.
         writeCommits()
         if unwritten.contains(where: { $0.room == schema.id }) {

@@ -8,9 +8,12 @@ import TandemStorage
 import TandemWire
 
 extension Server {
-    /// Only `/rooms/{room}` upgrades to a WebSocket; any other path is refused at the handshake.
-    func acceptsUpgrade(_ wsi: OpaquePointer) -> Bool {
-        requestPath(wsi).hasPrefix("/rooms/")
+    /// Why the handshake on `wsi` is refused (status and message), or `nil` to
+    /// upgrade: only `/rooms/{room}` upgrades, from a Host and Origin the policy admits.
+    func upgradeRefusal(_ wsi: OpaquePointer) -> (status: Int, message: String)? {
+        if let refusal = upgradePolicyRefusal(wsi) { return refusal }
+        guard requestPath(wsi).hasPrefix("/rooms/") else { return (403, "WebSocket endpoints are /rooms/{room}") }
+        return nil
     }
 
     func opened(_ wsi: OpaquePointer, session: UInt64) {

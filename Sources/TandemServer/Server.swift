@@ -30,6 +30,8 @@ public final class Server {
     var roomOrder: [String] = []
     var connections: [UInt64: Connection] = [:]
     var exchanges: [UInt64: HTTPExchange] = [:]
+    /// Keeps floods of refused requests from flooding the log (LogThrottle.swift).
+    var logThrottle = LogThrottle()
     /// The SQLite file, unless `--data :memory:`.
     let storage: Storage?
     /// This turn's commits, written in one transaction after the turn.
@@ -232,6 +234,7 @@ public final class Server {
     public func run() {
         log.always(startLine)
         logAuthMode()
+        logOriginPolicy()
         lastPrune = Clock.now()
         pruneHistory()
         guard let context else { return }

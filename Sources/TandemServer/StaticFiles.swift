@@ -2,23 +2,48 @@
 import Glibc
 #endif
 
+/// A file of the web root, found by `StaticFiles`: its path and the validator
+/// browsers send back in `If-None-Match`.
+struct StaticFile: Sendable, Hashable {
+    /// The resolved path, inside the web root.
+    let path: String
+    /// A strong ETag from the file's size and modification time (nanoseconds):
+    /// a changed file gets a new one without reading it.
+    let etag: String
+
+    /// Whether an `If-None-Match` value names `etag` (`*`, or one of a list; weak forms too).
+    static func matches(_ ifNoneMatch: String, _ etag: String) -> Bool {
+        ifNoneMatch.split(separator: ",").contains { item in
+            var tag = String(item).trimmingSpaces()
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            return tag == etag
+        }
+    }
+}
+
 /// Resolves URL paths to files under the web root, never outside it.
 struct StaticFiles {
     /// The web root as given.
     let root: String
 
-    /// The file for `urlPath`, or `nil` when there is none or the path would
-    /// leave the root (`..`, symlinks pointing out, NUL bytes).
-    func file(for urlPath: String) -> String? {
+    /// The file for `urlPath`, or `nil` when there is none, the path would
+    /// leave the root (`..`, symlinks pointing out, NUL bytes) or names a
+    /// dotfile: any segment starting with `.` (`/.env`, `/.git/config`) is
+    /// treated as absent, since such files are tooling, never the site.
+    func file(for urlPath: String) -> StaticFile? {
         var path = urlPath
         if path.hasSuffix("/") { path += "index.html" }
         guard path.hasPrefix("/"), !path.utf8.contains(0),
-              !path.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else { return nil }
+              !path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { return nil }
         guard let base = Self.realPath(root), let full = Self.realPath(root + path) else { return nil }
         guard full.hasPrefix(base + "/") else { return nil }
+        // A symlink may lead to a dotfile inside the root: judge the resolved path too.
+        guard !full.dropFirst(base.count).split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { return nil }
         var info = stat()
         guard stat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return full
+        let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+        return StaticFile(path: full, etag: "\"\(String(info.st_size, radix: 16))-\(String(modified, radix: 16))\"")
     }
 
     /// The Content-Type for a file name, by its extension.

@@ -33,7 +33,8 @@ public enum SchemaCodec {
     }
 
     /// A stored schema, validated; the first thing wrong with it otherwise.
+    /// Without the caps: a room stored before a cap existed keeps loading.
     public static func decode(_ bytes: some Collection<UInt8>) throws(SchemaError) -> RoomSchema {
-        try RoomSchema(validating: SchemaDecoder.room(bytes))
+        try RoomSchema(validating: SchemaDecoder.room(bytes), caps: .unlimited)
     }
 }

@@ -220,7 +220,9 @@ final class Generator {
         info.address = UnsafePointer(hostC)
         info.port = Int32(flags.port)
         info.path = UnsafePointer(rooms[client.room].path)
-        info.host = UnsafePointer(hostC)
+        // Host carries the port, as browsers send it: the server matches the
+        // Origin (lws prefixes http://) against it (docs/security.md, "Origins and hosts").
+        info.host = UnsafePointer(originC)
         info.origin = UnsafePointer(originC)
         info.protocol = UnsafePointer(protocolName)
         info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: client.index + 1)

@@ -1,8 +1,10 @@
 import TandemServer
 
 extension Flags {
-    /// The usage lines of the access flags.
-    static let accessUsage = """
+    /// The usage lines of the access flags: tokens, then origins and hosts.
+    static let accessUsage = authUsage + originUsage
+
+    static let authUsage = """
       --auth-secret-file PATH           turns tokens on: the HS256 secret (at least 32 bytes;
                                         one trailing newline dropped); or TANDEM_AUTH_SECRET
       --auth-previous-secret-file PATH  the secret before the current one: its tokens still
@@ -15,8 +17,17 @@ extension Flags {
     /// The environment variable that may hold the current secret instead of a file.
     static let secretVariable = "TANDEM_AUTH_SECRET"
 
+    static let originUsage = ""
+        + "  --allow-origin ORIGIN\n"
+        + "                       also accept WebSockets and POST/PUT/DELETE from pages of ORIGIN\n"
+        + "                       (scheme://host[:port]; repeatable; * allows any, with a warning)\n"
+        + "  --public-host NAME   a name (NAME or NAME:PORT) clients reach this server by; the Host\n"
+        + "                       header must be one of them or a loopback name (repeatable)\n"
+        + "  --open-admin         with auth off, let peers other than loopback create, replace and\n"
+        + "                       delete rooms (default: loopback only)\n"
+
     /// The access flags that take no value.
-    static let accessSwitches: Set<String> = []
+    static let accessSwitches: Set<String> = ["open-admin"]
 
     /// Parses `--name value` if it is one of the access flags; `false` if it is not.
     static func parseAccess(_ name: String, _ value: String, into config: inout ServerConfig) throws(Problem) -> Bool {
@@ -35,6 +46,18 @@ extension Flags {
                 throw Problem(message: "--auth-leeway must be a number of seconds from 0 to 300, not '\(value)'")
             }
             config.access.authLeeway = seconds
+        case "allow-origin":
+            guard value == "*" || WebOrigin(parsing: value) != nil else {
+                throw Problem(message: "--allow-origin must be an origin such as https://example.com:8443 (scheme, host, optional port) or *, not '\(value)'")
+            }
+            config.access.allowedOrigins.append(value)
+            return true
+        case "public-host":
+            guard WebOrigin(parsing: "http://" + value) != nil, !value.contains("/") else {
+                throw Problem(message: "--public-host must be a host name, optionally with a port (example.com, example.com:8080), not '\(value)'")
+            }
+            config.access.publicHosts.append(value)
+            return true
         default: return false
         }
         return true
@@ -43,6 +66,9 @@ extension Flags {
     /// Sets the switch `--name` if it is one of the access switches; `false` if it is not.
     static func parseAccessSwitch(_ name: String, into config: inout ServerConfig) throws(Problem) -> Bool {
         switch name {
+        case "open-admin":
+            config.access.openAdmin = true
+            return true
         default: return false
         }
     }

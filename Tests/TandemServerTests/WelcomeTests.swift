@@ -69,20 +69,20 @@ struct WelcomeTests {
         #expect(objects(joined, "joined").first?["name"] as? String == "Ben")
     }
 
-    @Test("names from ?name= are URL-decoded, trimmed and cut to 40 characters, and default to Guest")
+    @Test("names from ?name= are URL-decoded, trimmed and cut to 64 characters, and default to Guest")
     func namesAreCleaned() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
         let spaced = try TandemClient(port: server.port, name: "  Ann Lee  ")
         let nameless = try TandemClient(port: server.port)
-        let long = try TandemClient(port: server.port, name: String(repeating: "x", count: 50))
+        let long = try TandemClient(port: server.port, name: String(repeating: "x", count: 70))
         let peers = objects(long.welcome, "peers")
         func name(_ client: TandemClient) -> String? {
             peers.first { $0["client"] as? String == client.id }?["name"] as? String
         }
         #expect(name(spaced) == "Ann Lee")
         #expect(name(nameless) == "Guest")
-        #expect(name(long) == String(repeating: "x", count: 40))
+        #expect(name(long) == String(repeating: "x", count: 64))
         let colors = peers.compactMap { $0["color"] as? String }
         #expect(Set(colors).count == 3, "each present person has their own colour: \(colors)")
     }

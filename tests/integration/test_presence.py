@@ -22,11 +22,11 @@ def test_others_are_told_who_left(server, connect):
     ann.expect(lambda f: bob.id in (f.get("left") or []))
 
 
-def test_a_name_loses_control_characters_and_surrounding_spaces_and_is_cut_to_40(server, connect):
+def test_a_name_loses_control_characters_and_surrounding_spaces_and_is_cut_to_64(server, connect):
     ann = connect(server, name="  An\x01n\x7f  ")
     assert ann.welcome["peers"][-1]["name"] == "Ann"
     long = connect(server, name="x" * 100)
-    assert long.welcome["peers"][-1]["name"] == "x" * 40
+    assert long.welcome["peers"][-1]["name"] == "x" * 64
 
 
 def test_a_newcomer_sees_drags_in_progress_in_its_welcome(server, connect):

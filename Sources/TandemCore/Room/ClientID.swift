@@ -49,14 +49,8 @@ public struct Peer: Sendable, Hashable {
         "#F44336", "#3F51B5", "#8BC34A", "#FFC107", "#795548", "#607D8B",
     ]
 
-    /// A display name made safe to show: control characters removed, spaces
-    /// trimmed, at most 40 characters; empty becomes "Guest".
+    /// A display name made safe to show (`DisplayName.clean`).
     public static func displayName(_ raw: String) -> String {
-        let visible = raw.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value) }
-        var name = String(String.UnicodeScalarView(visible))
-        while name.first?.isWhitespace == true { name.removeFirst() }
-        while name.last?.isWhitespace == true { name.removeLast() }
-        if name.count > 40 { name = String(name.prefix(40)) }
-        return name.isEmpty ? "Guest" : name
+        DisplayName.clean(raw)
     }
 }

@@ -3,9 +3,12 @@ struct ControlValidator {
     let raw: ControlDefinition
     /// The control's id when usable, else `#position`, for error messages.
     let name: String
+    /// How long labels and how many snap values may be.
+    let caps: SchemaCaps
 
-    init(_ raw: ControlDefinition, position: Int) {
+    init(_ raw: ControlDefinition, position: Int, caps: SchemaCaps = .standard) {
         self.raw = raw
+        self.caps = caps
         if let id = raw.id, RoomSchema.isValidID(id) { name = id } else { name = "#\(position)" }
     }
 
@@ -13,6 +16,7 @@ struct ControlValidator {
         guard let id = raw.id else { throw fail("id", .missing) }
         guard RoomSchema.isValidID(id) else { throw fail("id", .badID) }
         guard let type = raw.type else { throw fail("type", .missing) }
+        if let label = raw.label, label.count > caps.label { throw fail("label", .tooLong(caps.label)) }
         let commit: CommitMode
         if let text = raw.commit {
             guard let mode = CommitMode(rawValue: text) else {
@@ -52,6 +56,8 @@ struct ControlValidator {
         try only(allowed: ["values", "layout", "unit"], type: "snap")
         guard let values = raw.values else { throw fail("values", .missing) }
         guard !values.isEmpty else { throw fail("values", .empty) }
+        guard values.count <= caps.snapValues else { throw fail("values", .tooMany(caps.snapValues)) }
+        if let unit = raw.unit, unit.count > caps.unit { throw fail("unit", .tooLong(caps.unit)) }
         for (i, v) in values.enumerated() {
             guard v.isFinite else { throw fail("values", .notFinite) }
             if i > 0, !(v > values[i - 1]) { throw fail("values", .notAscending(at: i)) }

@@ -7,18 +7,25 @@ public struct RoomSchema: Sendable, Hashable {
     /// The controls, in the order they are shown.
     public let controls: [Control]
 
-    /// A room from a definition, or the first thing wrong with it.
-    public init(validating definition: RoomDefinition) throws(SchemaError) {
+    /// A room from a definition, or the first thing wrong with it (`caps`
+    /// included: too many controls, a title or label too long).
+    public init(validating definition: RoomDefinition, caps: SchemaCaps = .standard) throws(SchemaError) {
         guard let id = definition.id else { throw SchemaError(control: nil, field: "id", problem: .missing) }
         guard Self.isValidID(id) else { throw SchemaError(control: nil, field: "id", problem: .badID) }
         guard let definitions = definition.controls else {
             throw SchemaError(control: nil, field: "controls", problem: .missing)
         }
         guard !definitions.isEmpty else { throw SchemaError(control: nil, field: "controls", problem: .empty) }
+        guard definitions.count <= caps.controls else {
+            throw SchemaError(control: nil, field: "controls", problem: .tooMany(caps.controls))
+        }
+        if let title = definition.title, title.count > caps.title {
+            throw SchemaError(control: nil, field: "title", problem: .tooLong(caps.title))
+        }
         var seen = Set<String>()
         var controls: [Control] = []
         for (position, raw) in definitions.enumerated() {
-            let control = try ControlValidator(raw, position: position + 1).control()
+            let control = try ControlValidator(raw, position: position + 1, caps: caps).control()
             guard seen.insert(control.id).inserted else {
                 throw SchemaError(control: control.id, field: "id", problem: .duplicateID)
             }

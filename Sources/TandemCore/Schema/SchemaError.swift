@@ -54,6 +54,10 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         case wrongType(expected: String)
         /// A field no room or control has (a typo, most likely).
         case unknownField
+        /// A list holds more than the cap (`SchemaCaps`).
+        case tooMany(Int)
+        /// A text is longer than the cap, in characters (`SchemaCaps`).
+        case tooLong(Int)
 
         /// What is wrong, as a sentence fragment.
         public var explanation: String {
@@ -76,6 +80,8 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
             case let .invalidState(why): why
             case let .wrongType(expected): "must be \(expected)"
             case .unknownField: "is not a field of a room or control"
+            case let .tooMany(cap): "must hold at most \(cap) items"
+            case let .tooLong(cap): "must be at most \(cap) characters"
             }
         }
     }

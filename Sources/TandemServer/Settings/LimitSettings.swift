@@ -1,5 +1,15 @@
 /// Limits that hold under abuse: connections, handshakes, bodies, rooms
 /// (docs/security.md, "Limits").
 public struct LimitSettings: Sendable, Hashable {
+    /// Rooms served at most (`--max-rooms`): past it `POST /api/rooms` of a new
+    /// room is refused (409 `too_many_rooms`); replacing one still works. Each
+    /// room costs memory and a share of every restart; 100,000 anonymous rooms
+    /// took the server to 6.3 GiB and a 49 s restart (issue 10).
+    public var maxRooms = 1_000
+    /// Seconds a request body may take to arrive whole, from the end of its
+    /// headers (`--body-timeout`); then 408 and close. 10 s lets a full 64 KiB
+    /// body come at 6.5 KB/s, far below any real link, while a client trickling
+    /// a byte at a time (lws re-arms its own 5 s timeout at every byte) is cut off.
+    public var bodyTimeout: Double = 10
     public init() {}
 }

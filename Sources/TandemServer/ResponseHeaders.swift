@@ -1,0 +1,34 @@
+/// The headers on every response the server writes, files and API alike
+/// (docs/security.md, "HTTP hardening").
+///
+/// - `Content-Security-Policy`: scripts, styles, images and connections from
+///   the page's own origin only (plus `data:` images: the favicon is inline),
+///   WebSockets to the page's own host (`'self'` covers ws: only in recent
+///   browsers, so the ws and wss origins are named), no plugins, no `<base>`,
+///   framed only by the same origin (clickjacking).
+/// - `X-Content-Type-Options: nosniff`: a JSON or text answer is never run as a script.
+/// - `Referrer-Policy: same-origin`: invite links with `?token=` do not leak to other sites.
+enum ResponseHeaders {
+    /// The security headers for a request whose `Host` was `host` (already
+    /// checked by the policy; `nil` when absent).
+    static func security(host: String?) -> [(String, String)] {
+        var connect = "'self'"
+        if let host = host.map({ $0.trimmingSpaces().lowercased() }), HostHeader(parsing: host) != nil {
+            connect += " ws://\(host) wss://\(host)"
+        }
+        let policy = "default-src 'self'; img-src 'self' data:; connect-src \(connect); object-src 'none'; "
+            + "base-uri 'none'; frame-ancestors 'self'; form-action 'self'"
+        return [
+            ("Content-Security-Policy", policy),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "same-origin"),
+        ]
+    }
+}
+
+extension Server {
+    /// The security headers for `exchange`'s answer.
+    func responseHeaders(_ exchange: HTTPExchange) -> [(String, String)] {
+        ResponseHeaders.security(host: exchange.host)
+    }
+}
