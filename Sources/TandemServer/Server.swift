@@ -23,6 +23,8 @@ public final class Server {
     let config: ServerConfig
     let log: Log
     let metrics = Metrics()
+    /// Client sockets and the connection limits (Server+Limits.swift).
+    let sockets: SocketTable
     var rooms: [String: RoomHost] = [:]
     var roomOrder: [String] = []
     var connections: [UInt64: Connection] = [:]
@@ -88,6 +90,7 @@ public final class Server {
     public init(config: ServerConfig, rooms schemas: [RoomSchema]) throws(ServerError) {
         self.config = config
         log = Log(level: config.logLevel)
+        sockets = Self.makeSocketTable(config)
         let configured = try config.roomsDir.map { dir throws(ServerError) in try RoomFiles.load(directory: dir) } ?? []
         builtIn = Set(schemas.map(\.id))
         var ordered: [(schema: RoomSchema, fromFile: Bool)] = schemas.map { schema in
@@ -136,7 +139,7 @@ public final class Server {
         scratchCapacity = 64 * 1024
         scratch = .allocate(byteCount: scratchCapacity, alignment: 16)
 
-        lws_set_log_level(config.logLevel >= .debug ? (LLL_ERR | LLL_WARN | LLL_NOTICE) : LLL_ERR, nil)
+        routeLwsLog()
         var info = lws_context_creation_info()
         info.port = Int32(config.port)
         if config.host != "0.0.0.0" && config.host != "::" {
@@ -146,6 +149,7 @@ public final class Server {
         info.protocols = UnsafePointer(protocols)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.retry_and_idle_policy = tandem_idle_policy(UInt16(max(1, config.idleTimeout / 3)), UInt16(max(2, config.idleTimeout)))
+        applyLimits(to: &info)
         try Self.checkAddress(config.host)
         var options: UInt64 = 0
         if !config.host.contains(":") { options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
@@ -228,6 +232,7 @@ public final class Server {
     public func run() {
         log.always(startLine)
         log.warn("auth is off: anyone who can reach this port can change every control (mode=open)")
+        log.info("limits: \(limitsLine)")
         lastPrune = Clock.now()
         pruneHistory()
         guard let context else { return }
@@ -368,7 +373,7 @@ public final class Server {
 
     /// Writes `bytes` as one text frame (WebSocket) or one body chunk (HTTP) with lws' headroom.
     @discardableResult
-    func write(_ wsi: OpaquePointer, _ bytes: [UInt8], http: Bool = false, final: Bool = true) -> Bool {
+    func write(_ wsi: OpaquePointer, _ bytes: [UInt8], http: Bool = false, final: Bool = true, binary: Bool = false) -> Bool {
         let needed = pre + bytes.count
         if needed > scratchCapacity {
             scratch.deallocate()
@@ -379,7 +384,7 @@ public final class Server {
             if let base = src.baseAddress { (scratch + pre).copyMemory(from: base, byteCount: src.count) }
         }
         let buffer = scratch.assumingMemoryBound(to: UInt8.self)
-        let written = http ? tandem_write_http(wsi, buffer, bytes.count, final ? 1 : 0) : tandem_write_text(wsi, buffer, bytes.count)
+        let written = http ? tandem_write_http(wsi, buffer, bytes.count, final ? 1 : 0) : tandem_write_frame(wsi, buffer, bytes.count, binary ? 1 : 0)
         return written >= bytes.count
     }
 }
