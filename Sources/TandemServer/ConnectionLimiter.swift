@@ -6,14 +6,14 @@
 /// Every client socket counts, HTTP or WebSocket, finished handshake or not:
 /// a socket is a file descriptor, and descriptors are what runs out.
 ///
-/// Past the limit a socket is not simply dropped. First it displaces the
-/// oldest socket that has not yet sent a whole request (a slow or silent
-/// handshake, the slowloris kind): a flood of idle connects then only ever
-/// pushes out itself, and a real request that arrives whole (a browser, a
-/// `/healthz` probe) gets in. When every socket has sent a request, the
-/// newcomer is let in over the limit to be told no (HTTP 503, or close 1013
-/// after the handshake), up to `answerReserve` such sockets at once; past
-/// that it is closed at once without an answer.
+/// Past the limit a socket is let in over the limit to be told no (HTTP 503,
+/// or close 1013 after the handshake), up to `answerReserve` such sockets at
+/// once. Past that too, it displaces the oldest socket that has not yet sent
+/// a whole request (a slow or silent handshake, the slowloris kind), taking
+/// its slot or its place in the reserve: a flood of idle connects then only
+/// ever pushes out itself, and a request that arrives whole (a browser, a
+/// `/healthz` probe) gets its answer. Only when every socket has sent a
+/// request is the newcomer closed at once, without an answer.
 struct ConnectionLimiter {
     /// The limits, as configured.
     struct Limits: Equatable {
@@ -77,7 +77,7 @@ struct ConnectionLimiter {
     private(set) var answering = 0
     private var perAddress: [PeerAddress: Int] = [:]
     private var entries: [SocketID: Entry] = [:]
-    /// Admitted sockets with no request yet, oldest first; ids of sockets that
+    /// Sockets with no request yet, oldest first; ids of sockets that
     /// left or sent a request are skipped when met (see `evictable`).
     private var unfinished: [SocketID] = []
     private var unfinishedHead = 0
@@ -108,23 +108,28 @@ struct ConnectionLimiter {
             admission = answering < limits.answerReserve ? .answer(.perAddress) : .drop(.perAddress)
         } else if admitted < limits.maxConnections {
             admission = .admit
-        } else if let oldest = evictable() {
+        } else if answering < limits.answerReserve {
+            admission = .answer(.full)
+        } else if let oldest = evictable(), let victim = entries[oldest] {
+            // The newcomer takes the slot or the answer place of the oldest unfinished socket.
             entries[oldest]?.evicted = true
-            admitted -= 1
             evict = oldest
-            admission = .admit
+            if case .admit = victim.admission {
+                admitted -= 1
+                admission = .admit
+            } else {
+                answering -= 1
+                admission = .answer(.full)
+            }
         } else {
-            admission = answering < limits.answerReserve ? .answer(.full) : .drop(.full)
+            admission = .drop(.full)
         }
         switch admission {
-        case .admit:
-            admitted += 1
-            unfinished.append(id)
-        case .answer:
-            answering += 1
-        case .drop:
-            return Decision(id: id, admission: admission, evict: nil)
+        case .admit: admitted += 1
+        case .answer: answering += 1
+        case .drop: return Decision(id: id, admission: admission, evict: nil)
         }
+        unfinished.append(id)
         entries[id] = Entry(peer: peer, admission: admission)
         if let peer { perAddress[peer, default: 0] += 1 }
         return Decision(id: id, admission: admission, evict: evict)
@@ -145,9 +150,9 @@ struct ConnectionLimiter {
     mutating func release(_ id: SocketID) -> Departure? {
         guard let entry = entries.removeValue(forKey: id) else { return nil }
         switch entry.admission {
-        case .admit: if !entry.evicted { admitted -= 1 }
-        case .answer: answering -= 1
-        case .drop: break
+        case .admit where !entry.evicted: admitted -= 1
+        case .answer where !entry.evicted: answering -= 1
+        default: break
         }
         if let peer = entry.peer {
             let left = perAddress[peer, default: 1] - 1
@@ -162,7 +167,7 @@ struct ConnectionLimiter {
         perAddress[peer, default: 0]
     }
 
-    /// The oldest admitted socket that has sent no request yet and is not already being closed.
+    /// The oldest socket that has sent no request yet and is not already being closed.
     private mutating func evictable() -> SocketID? {
         while unfinishedHead < unfinished.count {
             let id = unfinished[unfinishedHead]
