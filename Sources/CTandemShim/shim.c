@@ -185,7 +185,7 @@ int tandem_filter_peer(void *filter_args, char *buf, int len) {
 
 /* The frame walker of one watched socket (see the header). */
 typedef struct tandem_mask_walk {
-    unsigned char watching, violated, phase, count;
+    unsigned char watching, violated, header_error, phase, count, control, opcode;
     uint64_t payload;
 } tandem_mask_walk;
 
@@ -218,16 +218,34 @@ int tandem_mask_violated(int fd) {
     return mask_walks[fd].violated;
 }
 
-static void tandem_mask_walk_bytes(tandem_mask_walk *w, const unsigned char *p, size_t n) {
-    while (n && !w->violated) {
+int tandem_frame_header_error(int fd) {
+    if (fd < 0 || fd >= mask_walks_count) return 0;
+    return mask_walks[fd].header_error;
+}
+
+/* Walks `n` bytes; with `stop_after_ping`, stops at the end of the first
+ * whole ping frame. Returns the bytes walked. */
+static size_t tandem_mask_walk_bytes(tandem_mask_walk *w, const unsigned char *start, size_t n, int stop_after_ping) {
+    const unsigned char *p = start;
+    while (n && !w->violated && !w->header_error) {
+        if (stop_after_ping && w->phase == WALK_OPCODE && p > start && w->opcode == 0x9) break;
         switch (w->phase) {
-        case WALK_OPCODE:
+        case WALK_OPCODE: {
+            unsigned char c = *p++; n--;
+            unsigned char opcode = c & 0x0f;
+            w->opcode = opcode;
+            w->control = (opcode & 8) != 0;
+            /* What lws fails in the first header byte: RSV bits (no extension
+             * is ever negotiated here), reserved opcodes, fragmented control frames. */
+            if ((c & 0x70) || (opcode >= 3 && opcode <= 7) || opcode >= 0xb || (w->control && !(c & 0x80)))
+                w->header_error = 1;
             w->phase = WALK_LENGTH;
-            p++; n--;
             break;
+        }
         case WALK_LENGTH: {
             unsigned char c = *p++; n--;
             if (!(c & 0x80)) { w->violated = 1; break; }
+            if (w->control && (c & 0x7f) > 125) { w->header_error = 1; break; }
             w->payload = c & 0x7f;
             if (w->payload >= 126) {
                 w->count = w->payload == 126 ? 2 : 8;
@@ -256,12 +274,25 @@ static void tandem_mask_walk_bytes(tandem_mask_walk *w, const unsigned char *p, 
         }
         }
     }
+    return (size_t)(p - start);
 }
 
 ssize_t recv(int fd, void *buf, size_t len, int flags) {
-    /* What glibc's recv does (recvfrom without an address), then the walk. */
-    ssize_t n = syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
-    if (n > 0 && !(flags & MSG_PEEK) && fd >= 0 && fd < mask_walks_count && mask_walks[fd].watching)
-        tandem_mask_walk_bytes(&mask_walks[fd], buf, (size_t)n);
+    /* What glibc's recv does: recvfrom without an address. */
+    if ((flags & MSG_PEEK) || fd < 0 || fd >= mask_walks_count || !mask_walks[fd].watching)
+        return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
+    /* A watched WebSocket: look first, then take the bytes up to the end of
+     * the first ping, if there is one. lws answers one ping at a time and
+     * drops a ping that comes while its pong is still unsent (RFC 6455 5.5.2
+     * wants each answered); with one ping per read, the rest waits in the
+     * socket, and lws writes the pong (it serves POLLOUT before POLLIN)
+     * before it reads the next. */
+    ssize_t n = syscall(SYS_recvfrom, fd, buf, len, flags | MSG_PEEK, NULL, NULL);
+    if (n <= 0) return n;
+    tandem_mask_walk trial = mask_walks[fd];
+    size_t take = tandem_mask_walk_bytes(&trial, buf, (size_t)n, 1);
+    if (trial.violated || trial.header_error || take == 0) take = (size_t)n;
+    n = syscall(SYS_recvfrom, fd, buf, take, flags, NULL, NULL);
+    if (n > 0) tandem_mask_walk_bytes(&mask_walks[fd], buf, (size_t)n, 0);
     return n;
 }

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import CTandemShim
+import TandemCore
 
 /// What RFC 6455 asks of a server about the frames a client sends that lws
 /// 4.1 leaves to its user: unmasked frames, and close frames whose payload is
@@ -13,6 +14,26 @@ extension Server {
     /// At CLOSED.
     func unwatchMasks(_ wsi: OpaquePointer) {
         tandem_mask_unwatch(lws_get_socket_fd(wsi))
+        sockets.failing[Int(bitPattern: UnsafeRawPointer(wsi))] = nil
+    }
+
+    /// Every housekeeping tick: drops the TCP connection of clients lws failed
+    /// for a bad frame header, once lws' close frame had a moment to go out
+    /// (see `tandem_frame_header_error`): RFC 6455 7.1.1 wants the server to
+    /// be the one that closes TCP, and lws would wait 5 s for a close reply it
+    /// cannot read.
+    func dropFailedConnections(at now: Moment) {
+        let wsis = connections.values.map(\.wsi) + sockets.echoes.values.map(\.wsi)
+        for wsi in wsis where tandem_frame_header_error(lws_get_socket_fd(wsi)) != 0 {
+            let key = Int(bitPattern: UnsafeRawPointer(wsi))
+            guard let seen = sockets.failing[key] else {
+                sockets.failing[key] = now
+                continue
+            }
+            if now.seconds(since: seen) >= 0.2 {
+                lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, LWS_TO_KILL_ASYNC)
+            }
+        }
     }
 
     /// In every receive callback: whether the client sent an unmasked frame,

@@ -16,6 +16,9 @@ final class SocketTable {
     var byConnection: [Int: (id: ConnectionLimiter.SocketID, accepted: Moment)] = [:]
     /// The other way, to close a displaced socket.
     var connectionOf: [ConnectionLimiter.SocketID: OpaquePointer] = [:]
+    /// Connections lws failed for a bad frame header, and when that was first
+    /// seen (Server+Frames.swift, `dropFailedConnections`).
+    var failing: [Int: Moment] = [:]
     /// Open echo connections, by session (Server+Echo.swift).
     var echoes: [UInt64: EchoSession] = [:]
     /// Rate limits for the log lines of this file and of lws.

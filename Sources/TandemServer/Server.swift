@@ -340,6 +340,7 @@ public final class Server {
                 lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, 2)
             }
         }
+        dropFailedConnections(at: now)
         if now.seconds(since: lastPrune) >= 60 {
             lastPrune = now
             pruneHistory()

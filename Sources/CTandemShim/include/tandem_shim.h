@@ -127,4 +127,11 @@ void tandem_mask_unwatch(int fd);
 /// Whether a frame read from `fd` since `tandem_mask_watch` came without a mask.
 int tandem_mask_violated(int fd);
 
+/// Whether a frame header read from `fd` is one lws fails the connection for
+/// by itself (RSV bits, a reserved opcode, a fragmented or long control frame).
+/// lws then sends its close but, its frame parser left mid-header, cannot
+/// read the client's close reply and waits 5 s for it: the server drops such
+/// a connection itself, a moment after lws' close frame went out.
+int tandem_frame_header_error(int fd);
+
 #endif
