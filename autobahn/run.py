@@ -57,9 +57,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_server(binary: Path, port: int) -> subprocess.Popen:
+def start_server(binary: Path, port: int, event_loop: str) -> subprocess.Popen:
     server = subprocess.Popen([str(binary), "--port", str(port), "--data", ":memory:", "--echo-path", "/echo",
-                               "--log-level", "warn"], cwd=ROOT)
+                               "--event-loop", event_loop, "--log-level", "warn"], cwd=ROOT)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         try:
@@ -92,6 +92,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--binary", default=os.environ.get("TANDEM_BINARY", ROOT / ".build" / "debug" / "tandem"), type=Path)
     parser.add_argument("--cases", help="comma-separated case patterns instead of the spec's (e.g. 7.*)")
+    parser.add_argument("--event-loop", default="poll", choices=["poll", "uv"], help="the server's event loop")
     args = parser.parse_args()
     wstest = ensure_venv()
     spec = json.loads((HERE / "fuzzingclient.json").read_text())
@@ -103,7 +104,7 @@ def main() -> int:
     REPORTS.mkdir(parents=True)
     spec_path = REPORTS / "spec.json"
     spec_path.write_text(json.dumps(spec, indent=2))
-    server = start_server(args.binary, port)
+    server = start_server(args.binary, port, args.event_loop)
     started = time.monotonic()
     try:
         sh(wstest, "-m", "fuzzingclient", "-s", spec_path, cwd=ROOT, stdout=subprocess.DEVNULL)

@@ -23,16 +23,19 @@ extension Server {
     /// be the one that closes TCP, and lws would wait 5 s for a close reply it
     /// cannot read.
     func dropFailedConnections(at now: Moment) {
-        let wsis = connections.values.map(\.wsi) + sockets.echoes.values.map(\.wsi)
-        for wsi in wsis where tandem_frame_header_error(lws_get_socket_fd(wsi)) != 0 {
-            let key = Int(bitPattern: UnsafeRawPointer(wsi))
-            guard let seen = sockets.failing[key] else {
-                sockets.failing[key] = now
-                continue
-            }
-            if now.seconds(since: seen) >= 0.2 {
-                lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, LWS_TO_KILL_ASYNC)
-            }
+        for connection in connections.values { dropIfFailed(connection.wsi, at: now) }
+        for echo in sockets.echoes.values { dropIfFailed(echo.wsi, at: now) }
+    }
+
+    private func dropIfFailed(_ wsi: OpaquePointer, at now: Moment) {
+        guard tandem_frame_header_error(lws_get_socket_fd(wsi)) != 0 else { return }
+        let key = Int(bitPattern: UnsafeRawPointer(wsi))
+        guard let seen = sockets.failing[key] else {
+            sockets.failing[key] = now
+            return
+        }
+        if now.seconds(since: seen) >= 0.2 {
+            lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, LWS_TO_KILL_ASYNC)
         }
     }
 

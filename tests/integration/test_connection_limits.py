@@ -14,7 +14,7 @@ import time
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from helpers import ROOT, http_request, open_websocket, parse_prometheus
+from helpers import ROOT, TandemServer, http_request, open_websocket
 
 LOOPS = [pytest.param(("--event-loop", "poll"), id="poll"), pytest.param(("--event-loop", "uv"), id="uv")]
 
@@ -234,3 +234,25 @@ def test_a_bad_limit_exits_2_naming_the_flag(tandem_binary, flag, value):
     result = subprocess.run([str(tandem_binary), flag, value], cwd=ROOT, capture_output=True, text=True, timeout=10)
     assert result.returncode == 2
     assert flag in result.stderr
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_at_a_low_descriptor_limit_a_flood_never_reaches_emfile_and_healthz_answers(tandem_binary, tmp_path, sockets_to_close, loop):
+    # `ulimit -n 128` for the server alone: the derived limit (16 sockets, plus
+    # 64 to answer) keeps accept(2) from ever running out of descriptors.
+    wrapper = tmp_path / "tandem-128"
+    wrapper.write_text(f"#!/bin/sh\nulimit -n 128\nexec {tandem_binary} \"$@\"\n")
+    wrapper.chmod(0o755)
+    server = TandemServer(wrapper, loop)
+    try:
+        assert "max-connections=16 " in server.wait_for_log("limits: ")
+        sockets_to_close += open_half_requests(server.port, 300)
+        assert [healthz(server.port) for _ in range(5)] == [200] * 5
+        metrics = server.metrics()
+        assert metrics["tandem_accept_errors_total"] == 0
+        assert metrics["tandem_sockets"] <= 16 + 64
+        assert not server.log_lines("accept: errno")
+    finally:
+        for sock in sockets_to_close:
+            sock.close()
+        assert server.stop() == 0
