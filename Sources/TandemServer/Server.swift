@@ -372,7 +372,7 @@ public final class Server {
 
     // MARK: writing
 
-    /// Writes `bytes` as one text frame (WebSocket) or one body chunk (HTTP) with lws' headroom.
+    /// Writes `bytes` as one text (or `binary`) frame, or one HTTP body chunk, with lws' headroom.
     @discardableResult
     func write(_ wsi: OpaquePointer, _ bytes: [UInt8], http: Bool = false, final: Bool = true, binary: Bool = false) -> Bool {
         let needed = pre + bytes.count
