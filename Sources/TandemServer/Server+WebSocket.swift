@@ -245,7 +245,13 @@ extension Server {
                 everyone = true
             case let .reject(reject):
                 metrics.rejects[reject.code, default: 0] += 1
-                log.info("reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")")
+                let line = { "reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")" }
+                if reject.code == .rateLimited {
+                    // A flooding client earns thousands a second: those lines are rate limited.
+                    throttled("reject-rate-limited", .info, line())
+                } else {
+                    log.info(line())
+                }
                 if let connection = host.members[reject.to] {
                     arm(connection, at: arrival)
                     if reject.code == .rateLimited { noteRateLimited(connection, at: arrival) }

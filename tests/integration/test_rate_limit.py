@@ -69,6 +69,9 @@ def test_a_client_flooding_for_more_than_a_second_is_closed_with_1008(server):
         assert closes and int.from_bytes(closes[0][:2], "big") == 1008, seen[-3:]
         server.wait_for_log(rf"close {client} code=1008")
         assert time.monotonic() - started >= 1.0
+        # Thousands of rejects, a handful of log lines.
+        assert 1 <= len(server.log_lines("code=rate_limited")) <= 10
+        assert server.metrics()["tandem_log_lines_suppressed_total"] > 0
     finally:
         raw.close()
 
