@@ -3,6 +3,7 @@
 #   make run    run the server on the embedded defaults (http://localhost:8080)
 #   make test   run every test
 #   make bench  the scenarios S1-S6 against tandem and the peers (bench/README.md)
+#   make autobahn  the Autobahn|Testsuite against the echo endpoint (docs/security.md)
 #
 # Both install what they need themselves: Debian packages (libwebsockets and
 # libuv to build; for the tests also Chromium and its driver, docker-compose to
@@ -17,7 +18,7 @@ TEST_PKGS := docker-compose chromium chromium-driver $(if $(shell command -v nod
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-e2e check-compose clean bench
+.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-e2e check-compose clean bench autobahn
 
 all: build
 
@@ -74,6 +75,14 @@ test-python: venv
 test-e2e: venv
 	$(SWIFT) build --product tandem
 	$(VENV)/bin/python -m pytest -q tests/e2e
+
+# The Autobahn|Testsuite's fuzzing client (cases 1-7, 9, 10) against `tandem
+# --echo-path /echo`; fails unless every case is OK, NON-STRICT or
+# INFORMATIONAL. Not part of `make test`: it needs Python 2.7 (a throw-away
+# virtualenv in .autobahn/) and takes minutes. Reports: autobahn/reports/.
+autobahn:
+	$(SWIFT) build --product tandem
+	$(PYTHON) autobahn/run.py
 
 # No Docker engine runs on these machines: check the compose file parses and is valid.
 check-compose:

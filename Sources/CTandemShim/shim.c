@@ -4,6 +4,11 @@
 #include <stdlib.h>
 #include <uv.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 size_t tandem_lws_pre(void) { return LWS_PRE; }
 
@@ -132,4 +137,162 @@ void tandem_uv_loop_finish(void *loop) {
     uv_run((uv_loop_t *)loop, UV_RUN_DEFAULT);
     uv_loop_close((uv_loop_t *)loop);
     free(loop);
+}
+
+int tandem_write_frame(struct lws *wsi, unsigned char *buf, size_t len, int binary) {
+    return lws_write(wsi, buf + LWS_PRE, len, binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
+}
+
+int tandem_answer_http(struct lws *wsi, unsigned int status, const char *body, size_t body_len,
+                       const char *header_name, const char *header_value) {
+    unsigned char buf[LWS_PRE + 2048];
+    unsigned char *start = &buf[LWS_PRE], *p = start, *end = &buf[sizeof(buf) - 1];
+    if (body_len > 1024) body_len = 1024;
+    if (lws_add_http_header_status(wsi, status, &p, end)) return 1;
+    if (lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE,
+                                     (const unsigned char *)"application/json", 16, &p, end)) return 1;
+    if (lws_add_http_header_content_length(wsi, body_len, &p, end)) return 1;
+    if (lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION, (const unsigned char *)"close", 5, &p, end)) return 1;
+    if (header_name && header_value &&
+        lws_add_http_header_by_name(wsi, (const unsigned char *)header_name,
+                                    (const unsigned char *)header_value, (int)strlen(header_value), &p, end)) return 1;
+    if (lws_finalize_http_header(wsi, &p, end)) return 1;
+    if ((size_t)(end - p) < body_len) return 1;
+    memcpy(p, body, body_len);
+    p += body_len;
+    int n = (int)(p - start);
+    return lws_write(wsi, start, (size_t)n, LWS_WRITE_HTTP_FINAL) == n ? 0 : 1;
+}
+
+int tandem_header(struct lws *wsi, int token, char *buf, int len) {
+    int n = lws_hdr_total_length(wsi, (enum lws_token_indexes)token);
+    if (n <= 0) return 0;
+    if (n >= len) return -1;
+    return lws_hdr_copy(wsi, buf, len, (enum lws_token_indexes)token);
+}
+
+int tandem_filter_peer(void *filter_args, char *buf, int len) {
+    struct lws_filter_network_conn_args *args = filter_args;
+    const void *addr;
+    if (args->cli_addr.ss_family == AF_INET6)
+        addr = &((struct sockaddr_in6 *)&args->cli_addr)->sin6_addr;
+    else if (args->cli_addr.ss_family == AF_INET)
+        addr = &((struct sockaddr_in *)&args->cli_addr)->sin_addr;
+    else
+        return -1;
+    return inet_ntop(args->cli_addr.ss_family, addr, buf, (socklen_t)len) ? 0 : -1;
+}
+
+/* The frame walker of one watched socket (see the header). */
+typedef struct tandem_mask_walk {
+    unsigned char watching, violated, header_error, phase, count, control, opcode;
+    uint64_t payload;
+} tandem_mask_walk;
+
+enum { WALK_OPCODE, WALK_LENGTH, WALK_EXTENDED, WALK_KEY, WALK_PAYLOAD };
+
+static tandem_mask_walk *mask_walks;
+static int mask_walks_count;
+
+void tandem_mask_init(int max_fd) {
+    if (mask_walks || max_fd <= 0) return;
+    /* Allocated once and never moved: recv may run on other threads (for
+     * sockets never watched), and reads the table without a lock. */
+    mask_walks = calloc((size_t)max_fd, sizeof(*mask_walks));
+    if (mask_walks) mask_walks_count = max_fd;
+}
+
+void tandem_mask_watch(int fd) {
+    if (fd < 0 || fd >= mask_walks_count) return;
+    memset(&mask_walks[fd], 0, sizeof(mask_walks[fd]));
+    mask_walks[fd].watching = 1;
+}
+
+void tandem_mask_unwatch(int fd) {
+    if (fd < 0 || fd >= mask_walks_count) return;
+    memset(&mask_walks[fd], 0, sizeof(mask_walks[fd]));
+}
+
+int tandem_mask_violated(int fd) {
+    if (fd < 0 || fd >= mask_walks_count) return 0;
+    return mask_walks[fd].violated;
+}
+
+int tandem_frame_header_error(int fd) {
+    if (fd < 0 || fd >= mask_walks_count) return 0;
+    return mask_walks[fd].header_error;
+}
+
+/* Walks `n` bytes; with `stop_after_ping`, stops at the end of the first
+ * whole ping frame. Returns the bytes walked. */
+static size_t tandem_mask_walk_bytes(tandem_mask_walk *w, const unsigned char *start, size_t n, int stop_after_ping) {
+    const unsigned char *p = start;
+    while (n && !w->violated && !w->header_error) {
+        if (stop_after_ping && w->phase == WALK_OPCODE && p > start && w->opcode == 0x9) break;
+        switch (w->phase) {
+        case WALK_OPCODE: {
+            unsigned char c = *p++; n--;
+            unsigned char opcode = c & 0x0f;
+            w->opcode = opcode;
+            w->control = (opcode & 8) != 0;
+            /* What lws fails in the first header byte: RSV bits (no extension
+             * is ever negotiated here), reserved opcodes, fragmented control frames. */
+            if ((c & 0x70) || (opcode >= 3 && opcode <= 7) || opcode >= 0xb || (w->control && !(c & 0x80)))
+                w->header_error = 1;
+            w->phase = WALK_LENGTH;
+            break;
+        }
+        case WALK_LENGTH: {
+            unsigned char c = *p++; n--;
+            if (!(c & 0x80)) { w->violated = 1; break; }
+            if (w->control && (c & 0x7f) > 125) { w->header_error = 1; break; }
+            w->payload = c & 0x7f;
+            if (w->payload >= 126) {
+                w->count = w->payload == 126 ? 2 : 8;
+                w->payload = 0;
+                w->phase = WALK_EXTENDED;
+            } else {
+                w->count = 4;
+                w->phase = WALK_KEY;
+            }
+            break;
+        }
+        case WALK_EXTENDED:
+            w->payload = (w->payload << 8) | *p++; n--;
+            if (!--w->count) { w->count = 4; w->phase = WALK_KEY; }
+            break;
+        case WALK_KEY:
+            p++; n--;
+            if (!--w->count) w->phase = w->payload ? WALK_PAYLOAD : WALK_OPCODE;
+            break;
+        case WALK_PAYLOAD: {
+            size_t skip = w->payload < n ? (size_t)w->payload : n;
+            p += skip; n -= skip;
+            w->payload -= skip;
+            if (!w->payload) w->phase = WALK_OPCODE;
+            break;
+        }
+        }
+    }
+    return (size_t)(p - start);
+}
+
+ssize_t recv(int fd, void *buf, size_t len, int flags) {
+    /* What glibc's recv does: recvfrom without an address. */
+    if ((flags & MSG_PEEK) || fd < 0 || fd >= mask_walks_count || !mask_walks[fd].watching)
+        return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
+    /* A watched WebSocket: look first, then take the bytes up to the end of
+     * the first ping, if there is one. lws answers one ping at a time and
+     * drops a ping that comes while its pong is still unsent (RFC 6455 5.5.2
+     * wants each answered); with one ping per read, the rest waits in the
+     * socket, and lws writes the pong (it serves POLLOUT before POLLIN)
+     * before it reads the next. */
+    ssize_t n = syscall(SYS_recvfrom, fd, buf, len, flags | MSG_PEEK, NULL, NULL);
+    if (n <= 0) return n;
+    tandem_mask_walk trial = mask_walks[fd];
+    size_t take = tandem_mask_walk_bytes(&trial, buf, (size_t)n, 1);
+    if (trial.violated || trial.header_error || take == 0) take = (size_t)n;
+    n = syscall(SYS_recvfrom, fd, buf, take, flags, NULL, NULL);
+    if (n > 0) tandem_mask_walk_bytes(&mask_walks[fd], buf, (size_t)n, 0);
+    return n;
 }

@@ -23,6 +23,10 @@ final class Connection {
     var armedSince: Moment?
     /// A close the server decided on: sent from the next writable callback.
     var closing: (code: UInt16, reason: String)?
+    /// Whether a receive callback returned -1 with `closing` as the close
+    /// reason: lws sends that close frame itself, and a writable callback
+    /// must not send a second one.
+    var refused = false
     /// The close code the peer sent, if it closed first.
     var peerCloseCode: UInt16?
     /// The room's `offered` count at its last update: what it was offered since
@@ -30,9 +34,9 @@ final class Connection {
     var offeredMark = 0
     /// The fan-out round that armed it and has not written it yet (0: none); see `RoomHost.round`.
     var round = 0
-    /// rate_limited rejects in the current one-second window, and the window's start.
-    var rateLimited = 0
-    var rateWindow = Moment.zero
+    /// When its current run of rate_limited rejects began, and its latest one (Server.noteRateLimited).
+    var floodStart: Moment?
+    var lastRateLimited: Moment?
     /// The claims of its token while auth is on (replaced by an `auth` refresh);
     /// past their `exp` plus the leeway the connection is closed with 4401.
     var claims: Claims?

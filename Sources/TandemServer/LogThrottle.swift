@@ -1,28 +1,64 @@
 import TandemCore
 
-/// Rate-limits log lines about refused requests: a flood of foreign origins,
-/// bad hosts or slow bodies must not become a flood of log lines. The first
-/// line of a kind is written; then at most one every `interval` seconds,
-/// saying how many were left out meanwhile.
+/// Rate limits log lines by kind, so that no flood (of refused connections,
+/// timed-out handshakes, or lws' own complaints) floods the log: at most
+/// `burst` lines of a kind per `interval`; the first line after a quiet
+/// spell says how many were left out. A pure value: the caller passes the time.
 struct LogThrottle {
-    /// Seconds between two lines of one kind.
+    /// Lines of one kind written per interval before the rest are counted instead.
+    let burst: Int
+    /// Seconds per interval.
     let interval: Double
-    private var last: [String: Moment] = [:]
-    private var suppressed: [String: Int] = [:]
+    private var kinds: [String: Window] = [:]
+    /// Lines left out since start, for the metric.
+    private(set) var suppressedTotal = 0
 
-    init(interval: Double = 10) {
+    private struct Window {
+        var start: Moment
+        var written = 0
+        var suppressed = 0
+    }
+
+    /// What to do with a line.
+    enum Verdict: Equatable {
+        /// Write it; `suppressed` lines of its kind were left out before it.
+        case write(suppressed: Int)
+        /// Leave it out (counted).
+        case suppress
+    }
+
+    init(burst: Int = 5, interval: Double = 10) {
+        self.burst = burst
         self.interval = interval
     }
 
-    /// The line to write for an event of `kind` at `now` (with the count of
-    /// those left out since the last one), or `nil` to stay quiet.
-    mutating func line(_ kind: String, _ message: String, at now: Moment) -> String? {
-        if let previous = last[kind], now.seconds(since: previous) < interval {
-            suppressed[kind, default: 0] += 1
-            return nil
+    /// Whether a line of `kind` may be written at `now`.
+    mutating func admit(_ kind: String, at now: Moment) -> Verdict {
+        var window = kinds[kind] ?? Window(start: now)
+        if now.seconds(since: window.start) >= interval {
+            let left = window.suppressed
+            window = Window(start: now, written: 1)
+            kinds[kind] = window
+            return .write(suppressed: left)
         }
-        last[kind] = now
-        let skipped = suppressed.removeValue(forKey: kind) ?? 0
-        return skipped == 0 ? message : "\(message) (and \(skipped) more like it in the last \(Int(interval)) s)"
+        if window.written < burst {
+            window.written += 1
+            kinds[kind] = window
+            return .write(suppressed: 0)
+        }
+        window.suppressed += 1
+        suppressedTotal += 1
+        kinds[kind] = window
+        return .suppress
+    }
+
+    /// `message` to write for an event of `kind` at `now`, with the count of its
+    /// kind left out before it, or `nil` to stay quiet.
+    mutating func line(_ kind: String, _ message: String, at now: Moment) -> String? {
+        switch admit(kind, at: now) {
+        case .suppress: return nil
+        case let .write(suppressed):
+            return suppressed == 0 ? message : "\(message) (and \(suppressed) more like it in the last \(Int(interval)) s)"
+        }
     }
 }

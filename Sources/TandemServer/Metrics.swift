@@ -30,6 +30,8 @@ final class Metrics {
     var commitDelivery = Histogram(bounds: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5])
     /// How late the housekeeping timer fires: a measure of how busy the event loop is.
     var loopLag = Histogram(bounds: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
+    /// Connection limits, handshake checks, WebSocket edges (Metrics+Transport.swift).
+    var transport = TransportMetrics()
 
     /// The Prometheus text exposition of every metric, plus the gauges passed in.
     func exposition(rooms: Int, members: Int) -> String {
@@ -69,6 +71,7 @@ final class Metrics {
                                       help: "How long a fan-out round took, from waking a room's members to writing the last of them.")
         out += loopLag.exposition(name: "tandem_event_loop_lag_seconds",
                                   help: "How late the 250 ms housekeeping timer fired.")
+        out += transport.exposition()
         return out
     }
 }

@@ -8,30 +8,39 @@ extension Server {
         let session = user?.load(as: UInt64.self) ?? 0
         switch reason {
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-            guard let refusal = upgradeRefusal(wsi) else { return 0 }
+            guard let refusal = upgradeRefusal(wsi) else {
+                if let answered = refuseHandshake(wsi) { return answered }
+                return 0
+            }
             // >0 tells lws the answer was written here.
             metrics.httpRequests[refusal.status, default: 0] += 1
             return lws_return_http_status(wsi, UInt32(refusal.status), refusal.message) != 0 ? -1 : 1
         case LWS_CALLBACK_ESTABLISHED:
-            opened(wsi, session: newSession(user))
+            watchMasks(wsi)
+            let session = newSession(user)
+            if openEcho(wsi, session: session) { return 0 }
+            opened(wsi, session: session)
             return 0
         case LWS_CALLBACK_RECEIVE:
+            if unmaskedFrame(wsi, session: session) { return -1 }
+            if let echo = sockets.echoes[session] { return echoReceived(echo, UnsafeRawBufferPointer(start: input, count: length)) }
             guard let connection = connections[session] else { return -1 }
             return received(connection, UnsafeRawBufferPointer(start: input, count: length))
         case LWS_CALLBACK_SERVER_WRITEABLE:
+            if let echo = sockets.echoes[session] { return echoWritable(echo) }
             guard let connection = connections[session] else { return 0 }
             return writable(connection)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
-            if let connection = connections[session], let input, length >= 2 {
-                let bytes = input.assumingMemoryBound(to: UInt8.self)
-                connection.peerCloseCode = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
-            }
-            return 0
+            return peerClosing(wsi, session: session, UnsafeRawBufferPointer(start: input, count: length))
         case LWS_CALLBACK_CLOSED:
+            unwatchMasks(wsi)
+            if sockets.echoes.removeValue(forKey: session) != nil { return 0 }
             if let connection = connections[session] { closed(connection) }
             return 0
         case LWS_CALLBACK_HTTP:
-            return httpRequest(wsi, session: newSession(user), path: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/")
+            let path = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
+            if let answered = refuseOverLimit(wsi, path: path) { return answered }
+            return httpRequest(wsi, session: newSession(user), path: path)
         case LWS_CALLBACK_HTTP_BODY:
             return httpBody(wsi, session, UnsafeRawBufferPointer(start: input, count: length))
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
@@ -43,6 +52,14 @@ extension Server {
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
         case LWS_CALLBACK_CLOSED_HTTP:
             exchanges[session] = nil
+            return 0
+        case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+            return filterConnection(user)
+        case LWS_CALLBACK_WSI_CREATE:
+            connectionCreated(wsi)
+            return 0
+        case LWS_CALLBACK_WSI_DESTROY:
+            connectionDestroyed(wsi)
             return 0
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             if tandem_signal_received() != 0 { beginShutdown() }

@@ -12,7 +12,7 @@ extension Server {
     /// upgrade: only `/rooms/{room}` upgrades, from a Host and Origin the policy admits.
     func upgradeRefusal(_ wsi: OpaquePointer) -> (status: Int, message: String)? {
         if let refusal = upgradePolicyRefusal(wsi) { return refusal }
-        guard requestPath(wsi).hasPrefix("/rooms/") else { return (403, "WebSocket endpoints are /rooms/{room}") }
+        guard requestPath(wsi).hasPrefix("/rooms/") || isEchoRequest(wsi) else { return (403, "WebSocket endpoints are /rooms/{room}") }
         return nil
     }
 
@@ -24,6 +24,11 @@ extension Server {
         metrics.connectionsOpen += 1
         metrics.connectionsTotal += 1
         let roomID = String(requestPath(wsi).dropFirst("/rooms/".count))
+        if let refusal = closeForLimits(wsi) {
+            log.info("reject \(connection.client): \(refusal.reason) (connection limits)")
+            close(connection, code: refusal.code, reason: refusal.reason)
+            return
+        }
         if stopping != nil {
             close(connection, code: 1001, reason: "server shutting down")
             return
@@ -110,12 +115,14 @@ extension Server {
     /// Closes from inside RECEIVE, where lws lets the callback return -1 with a reason set.
     private func refuseAndClose(_ connection: Connection, code: UInt16, reason: String) -> Int32 {
         connection.closing = (code, reason)
+        connection.refused = true
         setCloseReason(connection.wsi, code: code, reason: reason)
         return -1
     }
 
     func writable(_ connection: Connection) -> Int32 {
         connection.armedSince = nil
+        if connection.refused { return -1 }
         if let closing = connection.closing {
             let reason = Array(closing.reason.utf8.prefix(123))
             _ = reason.withUnsafeBufferPointer { bytes in
@@ -255,7 +262,13 @@ extension Server {
                 everyone = true
             case let .reject(reject):
                 metrics.rejects[reject.code, default: 0] += 1
-                log.info("reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")")
+                let line = { "reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")" }
+                if reject.code == .rateLimited {
+                    // A flooding client earns thousands a second: those lines are rate limited.
+                    throttled("reject-rate-limited", .info, line())
+                } else {
+                    log.info(line())
+                }
                 if let connection = host.members[reject.to] {
                     arm(connection, at: arrival)
                     if reject.code == .rateLimited { noteRateLimited(connection, at: arrival) }
@@ -269,18 +282,26 @@ extension Server {
         broadcast(in: host, at: arrival)
     }
 
-    /// A client that keeps flooding past the rate limit for a whole second is closed with 1008.
+    /// A client that keeps flooding past the rate limit for a whole second is
+    /// closed with 1008: a flood is a run of rate_limited rejects with no
+    /// pause of `floodPause` between two of them, and it is the run's length
+    /// that counts, not the number of rejects (a fast client piles up the
+    /// burst's worth of rejects in a few milliseconds).
     private func noteRateLimited(_ connection: Connection, at now: Moment) {
-        if now.seconds(since: connection.rateWindow) >= 1 {
-            connection.rateWindow = now
-            connection.rateLimited = 0
+        if let last = connection.lastRateLimited, now.seconds(since: last) < Self.floodPause, let start = connection.floodStart {
+            if now.seconds(since: start) >= 1 {
+                log.warn("closing \(connection.client) with 1008: flooding past the rate limit for a whole second")
+                close(connection, code: 1008, reason: "rate limit exceeded")
+            }
+        } else {
+            connection.floodStart = now
         }
-        connection.rateLimited += 1
-        if connection.rateLimited > Int(connection.host?.room.limits.burst ?? 600) {
-            log.warn("closing \(connection.client) with 1008: flooding past the rate limit")
-            close(connection, code: 1008, reason: "rate limit exceeded")
-        }
+        connection.lastRateLimited = now
     }
+
+    /// A pause in rate_limited rejects this long ends a flood: a client past the
+    /// limit gets them back to back, one within the 3.3 ms a token takes to refill.
+    static let floodPause = 0.25
 
     func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
         var bytes = Array(reason.utf8.prefix(120))

@@ -26,6 +26,8 @@ public final class Server {
     let metrics = Metrics()
     /// Tokens and roles, when a secret is configured (Server+Auth.swift); `nil`: auth is off.
     let authGate: AuthGate?
+    /// Client sockets and the connection limits (Server+Limits.swift).
+    let sockets: SocketTable
     var rooms: [String: RoomHost] = [:]
     var roomOrder: [String] = []
     var connections: [UInt64: Connection] = [:]
@@ -94,6 +96,7 @@ public final class Server {
         self.config = config
         log = Log(level: config.logLevel)
         authGate = config.access.authEnabled ? AuthGate(settings: config.access) : nil
+        sockets = Self.makeSocketTable(config)
         let configured = try config.roomsDir.map { dir throws(ServerError) in try RoomFiles.load(directory: dir) } ?? []
         builtIn = Set(schemas.map(\.id))
         var ordered: [(schema: RoomSchema, fromFile: Bool)] = schemas.map { schema in
@@ -142,7 +145,7 @@ public final class Server {
         scratchCapacity = 64 * 1024
         scratch = .allocate(byteCount: scratchCapacity, alignment: 16)
 
-        lws_set_log_level(config.logLevel >= .debug ? (LLL_ERR | LLL_WARN | LLL_NOTICE) : LLL_ERR, nil)
+        routeLwsLog()
         var info = lws_context_creation_info()
         info.port = Int32(config.port)
         if config.host != "0.0.0.0" && config.host != "::" {
@@ -152,6 +155,7 @@ public final class Server {
         info.protocols = UnsafePointer(protocols)
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.retry_and_idle_policy = tandem_idle_policy(UInt16(max(1, config.idleTimeout / 3)), UInt16(max(2, config.idleTimeout)))
+        applyLimits(to: &info)
         try Self.checkAddress(config.host)
         var options: UInt64 = 0
         if !config.host.contains(":") { options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
@@ -235,6 +239,7 @@ public final class Server {
         log.always(startLine)
         logAuthMode()
         logOriginPolicy()
+        log.info("limits: \(limitsLine)")
         lastPrune = Clock.now()
         pruneHistory()
         guard let context else { return }
@@ -343,6 +348,7 @@ public final class Server {
             }
         }
         closeExpiredSessions(at: now)
+        dropFailedConnections(at: now)
         if now.seconds(since: lastPrune) >= 60 {
             lastPrune = now
             pruneHistory()
@@ -374,9 +380,9 @@ public final class Server {
 
     // MARK: writing
 
-    /// Writes `bytes` as one text frame (WebSocket) or one body chunk (HTTP) with lws' headroom.
+    /// Writes `bytes` as one text (or `binary`) frame, or one HTTP body chunk, with lws' headroom.
     @discardableResult
-    func write(_ wsi: OpaquePointer, _ bytes: [UInt8], http: Bool = false, final: Bool = true) -> Bool {
+    func write(_ wsi: OpaquePointer, _ bytes: [UInt8], http: Bool = false, final: Bool = true, binary: Bool = false) -> Bool {
         let needed = pre + bytes.count
         if needed > scratchCapacity {
             scratch.deallocate()
@@ -387,7 +393,7 @@ public final class Server {
             if let base = src.baseAddress { (scratch + pre).copyMemory(from: base, byteCount: src.count) }
         }
         let buffer = scratch.assumingMemoryBound(to: UInt8.self)
-        let written = http ? tandem_write_http(wsi, buffer, bytes.count, final ? 1 : 0) : tandem_write_text(wsi, buffer, bytes.count)
+        let written = http ? tandem_write_http(wsi, buffer, bytes.count, final ? 1 : 0) : tandem_write_frame(wsi, buffer, bytes.count, binary ? 1 : 0)
         return written >= bytes.count
     }
 }

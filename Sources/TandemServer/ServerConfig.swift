@@ -34,6 +34,9 @@ public struct ServerConfig: Sendable, Hashable {
     public var historyKeep: HistoryKeep?
     /// People announced one by one in a room (`RoomLimits.presence`); past it newcomers join quietly.
     public var presenceLimit = 64
+    /// The path of the echo endpoint for the Autobahn|Testsuite (`--echo-path`,
+    /// Server+Echo.swift); `nil`, the default, serves none.
+    public var echoPath: String?
     /// Tokens, roles, origins and hosts (Settings/AccessSettings.swift).
     public var access = AccessSettings()
     /// Connection, handshake, body and room limits (Settings/LimitSettings.swift).

@@ -28,6 +28,8 @@ enum Flags {
       --history-keep KEEP  keep the last N commits per room (N) or those younger than an
                            age (30d, 12h, 90m, 45s); checked at start and every 60 s
                            (default: keep everything)
+      --echo-path PATH     serve a WebSocket echo endpoint at PATH (for the Autobahn|Testsuite,
+                           `make autobahn`); off by default
       --help               this text
 
     """ + accessUsage + limitUsage + tlsUsage
@@ -107,6 +109,11 @@ enum Flags {
                     throw Problem(message: "--history-keep must be a number of commits (100) or an age (30d, 12h, 90m, 45s), not '\(value)'")
                 }
                 config.historyKeep = keep
+            case "echo-path":
+                guard value.hasPrefix("/"), !value.hasPrefix("/rooms/"), value.count <= 200 else {
+                    throw Problem(message: "--echo-path must be a path starting with / outside /rooms/, not '\(value)'")
+                }
+                config.echoPath = value
             default:
                 // Each concern parses its own flags in its own file (Flags+Access.swift, …).
                 if try parseAccess(name, value, into: &config) { continue }

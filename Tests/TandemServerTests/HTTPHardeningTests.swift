@@ -46,7 +46,7 @@ struct HTTPHardeningTests {
 
     @Test("the log throttle writes the first line of a kind, then one per interval saying how many it left out")
     func logThrottle() {
-        var throttle = LogThrottle(interval: 10)
+        var throttle = LogThrottle(burst: 1, interval: 10)
         let t0 = Moment(nanoseconds: 0)
         #expect(throttle.line("a", "first", at: t0) == "first")
         #expect(throttle.line("a", "again", at: .seconds(1)) == nil)

@@ -31,7 +31,7 @@ from websockets.sync.client import connect as ws_connect
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBPROTOCOL = "tandem.v1"
-START_LINE = re.compile(r"^info tandem listening on http://127\.0\.0\.1:(\d+) rooms=")
+START_LINE = re.compile(r"^info tandem listening on http://\S+?:(\d+) rooms=")
 
 Frame = dict[str, Any]
 Predicate = Callable[[Frame], bool]

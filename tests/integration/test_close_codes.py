@@ -2,6 +2,7 @@
 
 import json
 import socket
+import time
 
 import pytest
 from websockets.exceptions import ConnectionClosed
@@ -105,13 +106,14 @@ def test_flooding_past_the_rate_limit_for_a_whole_second_closes_with_1008(server
     try:
         client = flooder.read_json()["client"]
         sent = 0
+        deadline = time.monotonic() + 4  # the close comes after one second of flooding
         try:
-            while sent < 20_000:
+            while time.monotonic() < deadline:
                 sent += 1
                 flooder.send_text(json.dumps({"type": "step", "seq": sent, "control": "size", "by": 0}))
         except OSError:
             pass  # the server hung up
-        assert 1200 <= sent < 20_000, f"sent {sent} messages"
+        assert sent >= 1200, f"sent {sent} messages"
         close = None
         try:
             while close is None:

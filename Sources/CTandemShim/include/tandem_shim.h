@@ -78,4 +78,60 @@ int tandem_uv_run_once(void *loop);
 /// After lws_context_destroy: lets lws' handles finish closing, then closes the loop.
 void tandem_uv_loop_finish(void *loop);
 
+/// Writes `len` bytes at `buf + LWS_PRE` as one WebSocket frame, binary or text
+/// (the echo endpoint sends back what it got, text or binary alike).
+int tandem_write_frame(struct lws *wsi, unsigned char *buf, size_t len, int binary);
+
+/// Answers an HTTP request at once and in one write: status line, a JSON content
+/// type, `Content-Length`, `Connection: close`, one optional extra header
+/// (`header_name` like "Sec-WebSocket-Version:", NULL for none) and the body.
+/// lws_return_http_status cannot add a header (426 needs Sec-WebSocket-Version)
+/// and wraps the body in HTML. Returns 0 when everything was written.
+int tandem_answer_http(struct lws *wsi, unsigned int status, const char *body, size_t body_len,
+                       const char *header_name, const char *header_value);
+
+/// Copies the value of request header `token` (an `enum lws_token_indexes`)
+/// into `buf`; returns its length, 0 when absent, -1 when it does not fit.
+int tandem_header(struct lws *wsi, int token, char *buf, int len);
+
+/// The peer address of an accepted socket as lws hands it to
+/// LWS_CALLBACK_FILTER_NETWORK_CONNECTION (`user` points at a
+/// struct lws_filter_network_conn_args), in numeric form; 0 on success.
+int tandem_filter_peer(void *filter_args, char *buf, int len);
+
+// MARK: unmasked client frames
+//
+// lws 4.1 reads the mask bit of every frame (`this_frame_masked`) but never
+// checks it on the server side, and keeps it in a private struct. RFC 6455
+// (5.1) says a server MUST close on an unmasked client frame. The one place
+// the raw bytes pass through that we can reach is the socket read: lws reads
+// every plain (non-TLS) socket with recv(2), so the shim defines `recv`; the
+// dynamic linker binds lws' call to it (an executable's symbols come first).
+// It calls the kernel as recv would, and for sockets the server registered
+// after the WebSocket handshake it walks the frame headers in the bytes read
+// (length, mask bit, mask key, payload skipped) and remembers an unmasked
+// frame; the server checks that flag on every callback of the connection and
+// closes with 1002. Sockets not registered (HTTP, the bench's client
+// sockets, SQLite's files) are untouched. Under TLS lws reads through OpenSSL,
+// which uses read(2): nothing is checked there (the bytes would be ciphertext).
+
+/// Prepares the per-socket table for descriptors below `max_fd`; call once before the first watch.
+void tandem_mask_init(int max_fd);
+
+/// Starts walking the frames read from `fd`, from the next byte read (call at ESTABLISHED).
+void tandem_mask_watch(int fd);
+
+/// Stops watching `fd` (call when its connection closes).
+void tandem_mask_unwatch(int fd);
+
+/// Whether a frame read from `fd` since `tandem_mask_watch` came without a mask.
+int tandem_mask_violated(int fd);
+
+/// Whether a frame header read from `fd` is one lws fails the connection for
+/// by itself (RSV bits, a reserved opcode, a fragmented or long control frame).
+/// lws then sends its close but, its frame parser left mid-header, cannot
+/// read the client's close reply and waits 5 s for it: the server drops such
+/// a connection itself, a moment after lws' close frame went out.
+int tandem_frame_header_error(int fd);
+
 #endif

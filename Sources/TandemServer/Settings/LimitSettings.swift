@@ -1,6 +1,15 @@
 /// Limits that hold under abuse: connections, handshakes, bodies, rooms
 /// (docs/security.md, "Limits").
 public struct LimitSettings: Sendable, Hashable {
+    /// Client sockets (HTTP and WebSocket) held at once (`--max-connections`);
+    /// `nil` derives it from the descriptor limit at start (`Server.connectionLimit`).
+    public var maxConnections: Int?
+    /// Sockets held at once per peer address, loopback exempt (`--max-connections-per-ip`); 0: no limit.
+    /// 256 is many browsers' worth behind one NAT and still a small share of the default `maxConnections`.
+    public var maxConnectionsPerAddress = 256
+    /// Seconds a client has to send a whole request or handshake once it
+    /// connected or started one (`--header-timeout`): slow or silent handshakes are closed.
+    public var headerTimeout = 5
     /// Rooms served at most (`--max-rooms`): past it `POST /api/rooms` of a new
     /// room is refused (409 `too_many_rooms`); replacing one still works. Each
     /// room costs memory and a share of every restart; 100,000 anonymous rooms
@@ -11,5 +20,6 @@ public struct LimitSettings: Sendable, Hashable {
     /// body come at 6.5 KB/s, far below any real link, while a client trickling
     /// a byte at a time (lws re-arms its own 5 s timeout at every byte) is cut off.
     public var bodyTimeout: Double = 10
+
     public init() {}
 }
