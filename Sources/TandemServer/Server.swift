@@ -50,6 +50,8 @@ public final class Server {
     private var protocols: UnsafeMutablePointer<lws_protocols>
     private let protocolName: UnsafeMutablePointer<CChar>
     private var hostName: UnsafeMutablePointer<CChar>?
+    /// The certificate and key paths lws keeps (Server+TLS.swift), when TLS is on.
+    var tlsFiles: TLSFiles?
     private var timer: UnsafeMutablePointer<tandem_timer>
     private var timerDue = Moment.zero
     /// Wakes the loop for the earliest scheduled room flush (Server+FanOut.swift).
@@ -158,6 +160,7 @@ public final class Server {
             info.foreign_loops = foreignLoops
         }
         info.options = options
+        try applyTLS(to: &info)
         guard let context = lws_create_context(&info) else {
             throw ServerError(description: "cannot listen on \(config.host):\(config.port) (in use, not an address of this machine, or no permission)")
         }
@@ -221,7 +224,7 @@ public final class Server {
 
     /// The start line: where to connect, what is served, and the security mode.
     public var startLine: String {
-        "tandem listening on http://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=open event-loop=\(config.eventLoop.rawValue) data=\(config.dataPath)\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
+        "tandem listening on \(config.httpScheme)://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=open event-loop=\(config.eventLoop.rawValue) data=\(config.dataPath)\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
     }
 
     /// Serves until SIGINT or SIGTERM, then closes every client with 1001 and returns (within 5 s).

@@ -115,6 +115,7 @@ enum Flags {
                 throw Problem(message: "unknown flag --\(name)")
             }
         }
+        try checkTLS(config)
         return config
     }
 
