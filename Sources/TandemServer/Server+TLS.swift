@@ -11,12 +11,14 @@ final class TLSFiles {
     let privateKey: UnsafeMutablePointer<CChar>
     let ciphers: UnsafeMutablePointer<CChar>
     let tls13Ciphers: UnsafeMutablePointer<CChar>
+    let alpn: UnsafeMutablePointer<CChar>
 
     init(_ settings: TLSSettings) {
         certificate = strdup(settings.certificatePath)
         privateKey = strdup(settings.privateKeyPath)
         ciphers = strdup(TLSFiles.tls12Ciphers)
         tls13Ciphers = strdup(TLSFiles.tls13CipherSuites)
+        alpn = strdup(TLSFiles.protocols)
     }
 
     deinit {
@@ -24,6 +26,7 @@ final class TLSFiles {
         free(privateKey)
         free(ciphers)
         free(tls13Ciphers)
+        free(alpn)
     }
 
     /// TLS 1.2: forward secrecy (ECDHE) and AEAD only, as Mozilla's
@@ -34,6 +37,13 @@ final class TLSFiles {
         "ECDHE-ECDSA-AES256-GCM-SHA384", "ECDHE-RSA-AES256-GCM-SHA384",
         "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
     ].joined(separator: ":")
+
+    /// ALPN: HTTP/1.1 only. Debian's lws is built with HTTP/2 and would offer
+    /// `h2` to every browser, and with it WebSockets over HTTP/2 (RFC 8441):
+    /// paths the server's HTTP handling, limits and close handling are not
+    /// built or tested for. Plain-http clients get HTTP/1.1 too, so TLS
+    /// changes nothing but the transport.
+    static let protocols = "http/1.1"
 
     /// TLS 1.3: all three suites every TLS 1.3 stack has (OpenSSL's default, said outright).
     static let tls13CipherSuites = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
@@ -57,6 +67,7 @@ extension Server {
         info.ssl_private_key_filepath = UnsafePointer(files.privateKey)
         info.ssl_cipher_list = UnsafePointer(files.ciphers)
         info.tls1_3_plus_cipher_list = UnsafePointer(files.tls13Ciphers)
+        info.alpn = UnsafePointer(files.alpn)
         info.ssl_options_set = tandem_tls_legacy_protocols_off()
         info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
     }

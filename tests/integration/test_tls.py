@@ -107,6 +107,17 @@ def test_tls_1_2_and_1_3_are_both_served(tls_server, version):
     assert status == 200
 
 
+def test_a_client_offering_http2_gets_http_1_1(tls_server):
+    """HTTP/2 is not offered (ALPN http/1.1 only), nor WebSockets over it: the server's HTTP is HTTP/1.1."""
+    context = trusting(tls_server.cert)
+    context.set_alpn_protocols(["h2", "http/1.1"])
+    with socket.create_connection(("127.0.0.1", tls_server.port), timeout=5) as raw:
+        with context.wrap_socket(raw, server_hostname="localhost") as tls:
+            assert tls.selected_alpn_protocol() == "http/1.1"
+            tls.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            assert tls.recv(4096).startswith(b"HTTP/1.1 200")
+
+
 @pytest.mark.filterwarnings("ignore:ssl.TLSVersion.TLSv1:DeprecationWarning")
 def test_tls_1_1_is_refused(tls_server):
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
