@@ -164,10 +164,16 @@ public final class Server {
         guard let context = lws_create_context(&info) else {
             throw ServerError(description: "cannot listen on \(config.host):\(config.port) (in use, not an address of this machine, or no permission)")
         }
-        self.context = context
-        if let vhost = lws_get_vhost_by_name(context, "default") {
-            port = Int(lws_get_vhost_listen_port(vhost))
+        // With a foreign (libuv) loop lws returns a context even when its vhost
+        // failed (port in use, a certificate it refused): without the vhost
+        // nothing listens, so this is a failed start, never a server on port 0.
+        // That half-made context is left alone (destroying it crashes lws 4.1): the process exits.
+        guard let vhost = lws_get_vhost_by_name(context, "default") else {
+            uvLoop = nil
+            throw ServerError(description: "cannot listen on \(config.host):\(config.port) (in use, not an address of this machine, no permission, or a TLS certificate lws refused)")
         }
+        self.context = context
+        port = Int(lws_get_vhost_listen_port(vhost))
         timer.pointee.context = context
         timer.pointee.fire = { Server.owning($0)?.housekeeping() }
         timerDue = Clock.now().adding(seconds: Double(Self.tick) / 1e6)

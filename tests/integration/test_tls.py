@@ -250,3 +250,26 @@ def test_tandem_bench_takes_insecure_only_with_wss(tls_server, bench):
     run = bench("--url", f"ws://127.0.0.1:{tls_server.port}/rooms/bench", "--insecure", *SHORT, json_report=False)
     assert run.returncode == 2, run
     assert "--insecure is for wss://" in run.stderr, run
+
+
+# --------------------------------------------------------------------------
+# A port that is taken
+# --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+@pytest.mark.parametrize("tls", [True, False], ids=["tls", "plain"])
+def test_a_taken_port_stops_the_start_with_either_loop(tandem_binary, certificate, loop, tls):
+    """With libuv, lws 4.1 returns a context whose listening vhost failed: that must not pass for a start."""
+    cert, key = certificate
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        flags = ["--port", str(port), "--event-loop", loop]
+        if tls:
+            flags += ["--tls-cert", str(cert), "--tls-key", str(key)]
+        done = start_failing(tandem_binary, *flags)
+    assert done.returncode == 1, done
+    assert f"tandem: cannot listen on 127.0.0.1:{port}" in done.stderr, done.stderr
+    assert "listening on" not in done.stderr, done.stderr
