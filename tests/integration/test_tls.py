@@ -98,6 +98,8 @@ def test_https_healthz_and_the_rooms_api_answer(tls_server):
     status, body = https_get(tls_server, "/api/rooms", host="localhost")
     assert status == 200
     assert [room["id"] for room in json.loads(body)["rooms"]] == ["demo"]
+    status, body = https_get(tls_server, "/")  # the web client, which then opens wss://
+    assert status == 200 and b"<html" in body.lower()
 
 
 @pytest.mark.parametrize("version", ["TLSv1_2", "TLSv1_3"])
