@@ -4,9 +4,9 @@ import Glibc
 import CLibWebSockets
 import CTandemShim
 
-/// The certificate and key paths handed to lws, which keeps the pointers for
-/// the context's lifetime (as `hostName`); freed with the server.
-final class TLSFiles {
+/// The TLS settings as the C strings handed to lws, which may keep the
+/// pointers for the context's lifetime (as `hostName`); freed with the server.
+final class TLSOptions {
     let certificate: UnsafeMutablePointer<CChar>
     let privateKey: UnsafeMutablePointer<CChar>
     let ciphers: UnsafeMutablePointer<CChar>
@@ -16,9 +16,9 @@ final class TLSFiles {
     init(_ settings: TLSSettings) {
         certificate = strdup(settings.certificatePath)
         privateKey = strdup(settings.privateKeyPath)
-        ciphers = strdup(TLSFiles.tls12Ciphers)
-        tls13Ciphers = strdup(TLSFiles.tls13CipherSuites)
-        alpn = strdup(TLSFiles.protocols)
+        ciphers = strdup(TLSOptions.tls12Ciphers)
+        tls13Ciphers = strdup(TLSOptions.tls13CipherSuites)
+        alpn = strdup(TLSOptions.alpnProtocols)
     }
 
     deinit {
@@ -41,9 +41,8 @@ final class TLSFiles {
     /// ALPN: HTTP/1.1 only. Debian's lws is built with HTTP/2 and would offer
     /// `h2` to every browser, and with it WebSockets over HTTP/2 (RFC 8441):
     /// paths the server's HTTP handling, limits and close handling are not
-    /// built or tested for. Plain-http clients get HTTP/1.1 too, so TLS
-    /// changes nothing but the transport.
-    static let protocols = "http/1.1"
+    /// built or tested for.
+    static let alpnProtocols = "http/1.1"
 
     /// TLS 1.3: all three suites every TLS 1.3 stack has (OpenSSL's default, said outright).
     static let tls13CipherSuites = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
@@ -60,21 +59,21 @@ extension Server {
     /// failed handshake, never served.
     func applyTLS(to info: inout lws_context_creation_info) throws(ServerError) {
         guard let settings = config.tls else { return }
-        try Self.checkTLSFiles(settings)
-        let files = TLSFiles(settings)
-        tlsFiles = files
-        info.ssl_cert_filepath = UnsafePointer(files.certificate)
-        info.ssl_private_key_filepath = UnsafePointer(files.privateKey)
-        info.ssl_cipher_list = UnsafePointer(files.ciphers)
-        info.tls1_3_plus_cipher_list = UnsafePointer(files.tls13Ciphers)
-        info.alpn = UnsafePointer(files.alpn)
+        try Self.checkTLSOptions(settings)
+        let options = TLSOptions(settings)
+        tlsOptions = options
+        info.ssl_cert_filepath = UnsafePointer(options.certificate)
+        info.ssl_private_key_filepath = UnsafePointer(options.privateKey)
+        info.ssl_cipher_list = UnsafePointer(options.ciphers)
+        info.tls1_3_plus_cipher_list = UnsafePointer(options.tls13Ciphers)
+        info.alpn = UnsafePointer(options.alpn)
         info.ssl_options_set = tandem_tls_legacy_protocols_off()
         info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
     }
 
     /// Loads the certificate chain and the key into a scratch OpenSSL context,
     /// as lws will, and checks that the key belongs to the certificate.
-    static func checkTLSFiles(_ settings: TLSSettings) throws(ServerError) {
+    static func checkTLSOptions(_ settings: TLSSettings) throws(ServerError) {
         let cert = (TLSSettings.certificateFlag, settings.certificatePath)
         let key = (TLSSettings.privateKeyFlag, settings.privateKeyPath)
         for (flag, path) in [cert, key] where access(path, R_OK) != 0 {

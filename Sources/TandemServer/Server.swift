@@ -50,8 +50,8 @@ public final class Server {
     private var protocols: UnsafeMutablePointer<lws_protocols>
     private let protocolName: UnsafeMutablePointer<CChar>
     private var hostName: UnsafeMutablePointer<CChar>?
-    /// The certificate and key paths lws keeps (Server+TLS.swift), when TLS is on.
-    var tlsFiles: TLSFiles?
+    /// The certificate, key and TLS settings lws keeps (Server+TLS.swift), when TLS is on.
+    var tlsOptions: TLSOptions?
     private var timer: UnsafeMutablePointer<tandem_timer>
     private var timerDue = Moment.zero
     /// Wakes the loop for the earliest scheduled room flush (Server+FanOut.swift).
