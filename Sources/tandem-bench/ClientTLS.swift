@@ -36,7 +36,7 @@ enum ClientTLS {
     }
 
     /// What to say when the certificate check fails, beside OpenSSL's reason.
-    static let insecureHint = "a test server's self-signed certificate needs --insecure"
+    static let insecureHint = "for a test server's throw-away certificate, --insecure skips this check"
 }
 
 /// One TLS session over a connected socket, closed with it.

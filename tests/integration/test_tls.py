@@ -25,12 +25,13 @@ from test_bench import SHORT, assert_passed, bench, bench_binary  # noqa: F401 (
 LOOPS = ["poll", "uv"]
 
 
-def make_certificate(folder: Path, name: str = "server") -> tuple[Path, Path]:
-    """A self-signed certificate and its key for localhost and 127.0.0.1, as PEM files."""
+def make_certificate(folder: Path, name: str = "server",
+                     host: str = "localhost", names: str = "DNS:localhost,IP:127.0.0.1") -> tuple[Path, Path]:
+    """A self-signed certificate and its key (by default for localhost and 127.0.0.1), as PEM files."""
     cert, key = folder / f"{name}.crt.pem", folder / f"{name}.key.pem"
     subprocess.run(
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
-         "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "1",
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", f"/CN={host}",
+         "-addext", f"subjectAltName={names}", "-days", "1",
          "-keyout", str(key), "-out", str(cert)],
         check=True, capture_output=True, timeout=60)
     return cert, key
@@ -230,8 +231,8 @@ def test_the_key_of_another_certificate_stops_the_start(tandem_binary, certifica
 # --------------------------------------------------------------------------
 
 
-def bench_url(server, room: str = "bench") -> str:
-    return f"wss://127.0.0.1:{server.port}/rooms/{room}"
+def bench_url(server, room: str = "bench", host: str = "127.0.0.1") -> str:
+    return f"wss://{host}:{server.port}/rooms/{room}"
 
 
 @pytest.mark.parametrize("bench_loop", LOOPS)
@@ -275,3 +276,23 @@ def test_a_taken_port_stops_the_start_with_either_loop(tandem_binary, certificat
     assert done.returncode == 1, done
     assert f"tandem: cannot listen on 127.0.0.1:{port}" in done.stderr, done.stderr
     assert "listening on" not in done.stderr, done.stderr
+
+
+def test_tandem_bench_trusts_a_certificate_of_its_trust_store_without_insecure(tls_server, bench, monkeypatch):
+    # OpenSSL's default trust store, which lws and the bench's https both use, follows SSL_CERT_FILE.
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls_server.cert))
+    run = bench("--url", bench_url(tls_server), *SHORT)
+    assert_passed(run)
+
+
+def test_tandem_bench_refuses_a_trusted_certificate_for_another_name(start_server, bench, tmp_path, monkeypatch):
+    cert, key = make_certificate(tmp_path, "elsewhere", host="elsewhere.example", names="DNS:elsewhere.example")
+    server = start_server("--tls-cert", str(cert), "--tls-key", str(key))
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    run = bench("--url", bench_url(server, host="localhost"), *SHORT)
+    assert run.returncode == 1, run
+    assert "certificate is not trusted: hostname mismatch" in run.stderr, run
+    run = bench("--url", bench_url(server), *SHORT)
+    assert run.returncode == 1, run
+    assert "certificate is not trusted: IP address mismatch" in run.stderr, run
+    assert_passed(bench("--url", bench_url(server), "--insecure", *SHORT))
