@@ -57,6 +57,8 @@ public final class Server {
     private var protocols: UnsafeMutablePointer<lws_protocols>
     private let protocolName: UnsafeMutablePointer<CChar>
     private var hostName: UnsafeMutablePointer<CChar>?
+    /// The certificate, key and TLS settings lws keeps (Server+TLS.swift), when TLS is on.
+    var tlsOptions: TLSOptions?
     private var timer: UnsafeMutablePointer<tandem_timer>
     private var timerDue = Moment.zero
     /// Wakes the loop for the earliest scheduled room flush (Server+FanOut.swift).
@@ -168,13 +170,20 @@ public final class Server {
             info.foreign_loops = foreignLoops
         }
         info.options = options
+        try applyTLS(to: &info)
         guard let context = lws_create_context(&info) else {
             throw ServerError(description: "cannot listen on \(config.host):\(config.port) (in use, not an address of this machine, or no permission)")
         }
-        self.context = context
-        if let vhost = lws_get_vhost_by_name(context, "default") {
-            port = Int(lws_get_vhost_listen_port(vhost))
+        // With a foreign (libuv) loop lws returns a context even when its vhost
+        // failed (port in use, a certificate it refused): without the vhost
+        // nothing listens, so this is a failed start, never a server on port 0.
+        // That half-made context is left alone (destroying it crashes lws 4.1): the process exits.
+        guard let vhost = lws_get_vhost_by_name(context, "default") else {
+            uvLoop = nil
+            throw ServerError(description: "cannot listen on \(config.host):\(config.port) (in use, not an address of this machine, no permission, or a TLS certificate lws refused)")
         }
+        self.context = context
+        port = Int(lws_get_vhost_listen_port(vhost))
         timer.pointee.context = context
         timer.pointee.fire = { Server.owning($0)?.housekeeping() }
         timerDue = Clock.now().adding(seconds: Double(Self.tick) / 1e6)
@@ -231,7 +240,7 @@ public final class Server {
 
     /// The start line: where to connect, what is served, and the security mode.
     public var startLine: String {
-        "tandem listening on http://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) data=\(config.dataPath)\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
+        "tandem listening on \(config.httpScheme)://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) data=\(config.dataPath)\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
     }
 
     /// Serves until SIGINT or SIGTERM, then closes every client with 1001 and returns (within 5 s).

@@ -21,13 +21,20 @@ struct Flags {
     var slow = 0.0
     var idle = false
     var eventLoop = "uv"
+    /// `wss://`: TLS to the server, for the WebSocket and the admin API calls alike.
+    var tls = false
+    /// Accept any server certificate (`--insecure`): for tests against a self-signed one.
+    var insecure = false
     /// The rooms the clients go to: ID, or ID-1 ... ID-R.
     var roomIDs: [String] = []
 
     static let usage = """
     usage: tandem-bench --url ws://HOST:PORT/rooms/ID [options]
 
-      --url URL        the room to load (required), ws://HOST:PORT/rooms/ID
+      --url URL        the room to load (required), ws://HOST:PORT/rooms/ID, or
+                       wss://HOST:PORT/rooms/ID for a server with TLS (its API over https)
+      --insecure       with wss://, accept any certificate (self-signed, expired, another
+                       name): for test servers only, never across a network you do not own
       --clients N      connections to open (default 100)
       --draggers K     clients per room that drag, each its own thumb (default 4): the
                        room's sliders and colour channels when it has K of them, otherwise
@@ -95,6 +102,7 @@ struct Flags {
                 flags.slow = try double(arg, above: 0, orEqual: true)
                 guard flags.slow <= 100 else { throw UsageError(message: "--slow: a percentage from 0 to 100") }
             case "--idle": flags.idle = true
+            case "--insecure": flags.insecure = true
             case "--event-loop":
                 flags.eventLoop = try value(arg)
                 guard ["uv", "poll"].contains(flags.eventLoop) else { throw UsageError(message: "--event-loop: uv or poll, not '\(flags.eventLoop)'") }
@@ -109,9 +117,18 @@ struct Flags {
         }
         guard flags.clients >= flags.rooms else { throw UsageError(message: "--clients must be at least --rooms") }
         guard flags.draggers * flags.rooms <= flags.clients else { throw UsageError(message: "--draggers times --rooms must not exceed --clients") }
-        // ws://HOST:PORT/rooms/ID
-        guard flags.url.hasPrefix("ws://") else { throw UsageError(message: "--url must start with ws:// (no TLS)") }
-        let rest = flags.url.dropFirst("ws://".count)
+        // ws://HOST:PORT/rooms/ID or wss://HOST:PORT/rooms/ID
+        let scheme: String
+        if flags.url.hasPrefix("wss://") {
+            scheme = "wss://"
+            flags.tls = true
+        } else if flags.url.hasPrefix("ws://") {
+            scheme = "ws://"
+        } else {
+            throw UsageError(message: "--url must start with ws:// or wss://")
+        }
+        guard flags.tls || !flags.insecure else { throw UsageError(message: "--insecure is for wss:// URLs (it relaxes the TLS certificate check)") }
+        let rest = flags.url.dropFirst(scheme.count)
         guard let slash = rest.firstIndex(of: "/") else { throw UsageError(message: "--url needs a path /rooms/ID") }
         let authority = rest[..<slash]
         let path = rest[slash...]
@@ -132,7 +149,7 @@ struct Flags {
             flags.port = port
         } else {
             flags.host = String(authority)
-            flags.port = 80
+            flags.port = flags.tls ? 443 : 80
         }
         guard !flags.host.isEmpty else { throw UsageError(message: "--url needs a host") }
         return flags

@@ -101,6 +101,8 @@ final class Generator {
     private let protocolName: UnsafeMutablePointer<CChar>
     private let hostC: UnsafeMutablePointer<CChar>
     private let originC: UnsafeMutablePointer<CChar>
+    /// The Host header: HOST:PORT unless the port is the scheme's default, as a browser sends it.
+    private let hostHeaderC: UnsafeMutablePointer<CChar>
     private let timer: UnsafeMutablePointer<tandem_timer>
     private var uvLoop: UnsafeMutableRawPointer?
     private var foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
@@ -139,7 +141,11 @@ final class Generator {
         recorder = LatencyRecorder(groups: 2)
         protocolName = strdup("tandem.v1")
         hostC = strdup(flags.host)
-        originC = strdup(flags.port == 80 ? flags.host : "\(flags.host):\(flags.port)")
+        // The page a browser would have loaded, scheme included (JUST_USE_RAW_ORIGIN
+        // below), so that a same-origin check sees https:// for wss://.
+        let authority = flags.port == (flags.tls ? 443 : 80) ? flags.host : "\(flags.host):\(flags.port)"
+        originC = strdup("\(flags.tls ? "https" : "http")://\(authority)")
+        hostHeaderC = strdup(authority)
         protocols = .allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
         protocols[0].name = UnsafePointer(protocolName)
@@ -155,7 +161,9 @@ final class Generator {
         info.port = CONTEXT_PORT_NO_LISTEN
         info.protocols = UnsafePointer(protocols)
         info.user = Unmanaged.passUnretained(self).toOpaque()
-        var options = UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
+        var options = UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) | UInt64(LWS_SERVER_OPTION_JUST_USE_RAW_ORIGIN)
+        // A client context sets up OpenSSL only when told to.
+        if flags.tls { options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
         if flags.eventLoop == "uv" {
             guard let loop = tandem_uv_loop_create() else { throw HTTP.Failure(description: "cannot create a libuv loop") }
             options |= UInt64(LWS_SERVER_OPTION_LIBUV)
@@ -182,6 +190,7 @@ final class Generator {
         free(protocolName)
         free(hostC)
         free(originC)
+        free(hostHeaderC)
         timer.deallocate()
         scratch.deallocate()
         foreignLoops?.deallocate()
@@ -220,9 +229,7 @@ final class Generator {
         info.address = UnsafePointer(hostC)
         info.port = Int32(flags.port)
         info.path = UnsafePointer(rooms[client.room].path)
-        // Host carries the port, as browsers send it: the server matches the
-        // Origin (lws prefixes http://) against it (docs/security.md, "Origins and hosts").
-        info.host = UnsafePointer(originC)
+        info.host = UnsafePointer(hostHeaderC)
         info.origin = UnsafePointer(originC)
         info.protocol = UnsafePointer(protocolName)
         info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: client.index + 1)
@@ -230,6 +237,7 @@ final class Generator {
         // a sorted list on every frame received, a walk over every connection.
         // (Set on the context it does not reach client connections.)
         info.retry_and_idle_policy = noValidityPolicy
+        info.ssl_connection = ClientTLS.connectionFlags(flags)
         if lws_client_connect_via_info(&info) == nil {
             connectErrors += 1
         }
@@ -282,7 +290,9 @@ final class Generator {
             client.wsi = nil
             if !done, connectErrors <= 5 {
                 let why = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "unknown"
-                printError("connection \(index) failed: \(why)")
+                // lws' reason for a refused certificate is an opaque "SSL err 1" (its own log line says more).
+                let hint = flags.tls && !flags.insecure && why.contains("SSL") ? " (\(ClientTLS.insecureHint))" : ""
+                printError("connection \(index) failed: \(why)\(hint)")
             }
         case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             if client.open {

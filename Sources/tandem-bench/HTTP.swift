@@ -16,8 +16,14 @@ enum HTTP {
         var connecting = false
     }
 
+    /// One request to the server of `flags` (https for a wss:// URL).
+    static func request(_ flags: Flags, method: String, path: String, body: [UInt8] = []) throws(Failure) -> Response {
+        try request(host: flags.host, port: flags.port, tls: flags.tls, insecure: flags.insecure, method: method, path: path, body: body)
+    }
+
     /// One request with `Connection: close`; the response is read to EOF.
-    static func request(host: String, port: Int, method: String, path: String, body: [UInt8] = []) throws(Failure) -> Response {
+    static func request(host: String, port: Int, tls: Bool = false, insecure: Bool = false,
+                        method: String, path: String, body: [UInt8] = []) throws(Failure) -> Response {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -40,6 +46,7 @@ enum HTTP {
         defer { Glibc.close(fd) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let stream = tls ? try TLSStream(fd: fd, host: host, port: port, insecure: insecure) : nil
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
         if !body.isEmpty || method == "POST" {
             head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
@@ -47,7 +54,10 @@ enum HTTP {
         head += "\r\n"
         let request = Array(head.utf8) + body
         var sent = 0
-        while sent < request.count {
+        if let stream {
+            guard stream.write(request) else { throw Failure(description: "TLS send failed: \(TLSStream.reason())") }
+        }
+        while stream == nil, sent < request.count {
             let n = request.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
             guard n > 0 else { throw Failure(description: "send failed: \(String(cString: strerror(errno)))") }
             sent += n
@@ -55,7 +65,8 @@ enum HTTP {
         var response: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16384)
         while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let n = stream.map { $0.read(&chunk) } ?? chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n < 0, stream != nil { throw Failure(description: "TLS receive failed: \(TLSStream.reason())") }
             if n < 0 { throw Failure(description: "recv failed: \(String(cString: strerror(errno)))") }
             if n == 0 { break }
             response += chunk[0..<n]

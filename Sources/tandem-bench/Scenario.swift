@@ -103,7 +103,7 @@ final class Scenario {
         for id in flags.roomIDs {
             let existing: HTTP.Response
             do {
-                existing = try HTTP.request(host: flags.host, port: flags.port, method: "GET", path: "/api/rooms/\(id)")
+                existing = try HTTP.request(flags, method: "GET", path: "/api/rooms/\(id)")
             } catch where !error.connecting {
                 continue // a server that does not speak this HTTP at all has no admin API: use the room as it is
             }
@@ -123,16 +123,16 @@ final class Scenario {
             let body = MoveCode.roomJSON(id: id, sliders: flags.draggers)
             var response: HTTP.Response
             do {
-                response = try HTTP.request(host: flags.host, port: flags.port, method: "POST", path: "/api/rooms", body: body)
+                response = try HTTP.request(flags, method: "POST", path: "/api/rooms", body: body)
             } catch where !error.connecting {
                 continue
             }
             if response.status == 409, isBenchRoom {
-                let deleted = try HTTP.request(host: flags.host, port: flags.port, method: "DELETE", path: "/api/rooms/\(id)")
+                let deleted = try HTTP.request(flags, method: "DELETE", path: "/api/rooms/\(id)")
                 guard deleted.status == 204 || deleted.status == 200 else {
                     throw HTTP.Failure(description: "room '\(id)' exists and cannot be replaced: DELETE answered \(deleted.status) \(String(decoding: deleted.body, as: UTF8.self))")
                 }
-                response = try HTTP.request(host: flags.host, port: flags.port, method: "POST", path: "/api/rooms", body: body)
+                response = try HTTP.request(flags, method: "POST", path: "/api/rooms", body: body)
             }
             switch response.status {
             case 200, 201:
@@ -367,7 +367,7 @@ final class Scenario {
             }
             var truth: JSON?
             var source = "GET /api/rooms/\(room.id)"
-            if let snapshot = try? HTTP.request(host: flags.host, port: flags.port, method: "GET", path: "/api/rooms/\(room.id)"),
+            if let snapshot = try? HTTP.request(flags, method: "GET", path: "/api/rooms/\(room.id)"),
                snapshot.status == 200 {
                 truth = try? JSONParser.parse(snapshot.body)
             }

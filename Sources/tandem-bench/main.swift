@@ -20,6 +20,7 @@ do {
 signal(SIGPIPE, SIG_IGN)
 
 do {
+    try ClientTLS.checkServer(flags)
     let created = try Scenario.prepareRooms(flags)
     let scenario = try Scenario(flags: flags)
     scenario.generator.expectedSchemas = created

@@ -122,6 +122,7 @@ enum Flags {
                 throw Problem(message: "unknown flag --\(name)")
             }
         }
+        try checkTLS(config)
         return config
     }
 

@@ -31,7 +31,7 @@ from websockets.sync.client import connect as ws_connect
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBPROTOCOL = "tandem.v1"
-START_LINE = re.compile(r"^info tandem listening on http://\S+?:(\d+) rooms=")
+START_LINE = re.compile(r"^info tandem listening on https?://\S+?:(\d+) rooms=")
 
 Frame = dict[str, Any]
 Predicate = Callable[[Frame], bool]
@@ -75,7 +75,8 @@ class TandemServer:
             self.proc.wait(5)
             raise ServerStartError(f"no start line within {start_timeout} s: {error}") from None
         self.port = int(START_LINE.search(line).group(1))
-        self.http = f"http://127.0.0.1:{self.port}"
+        self.tls = "listening on https://" in line  # --tls-cert: https:// and wss://
+        self.http = f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
         self.url = self.ws_url("demo")
 
     # -- stderr
@@ -117,7 +118,7 @@ class TandemServer:
     # -- URLs
 
     def ws_url(self, room: str = "demo", **query: str) -> str:
-        url = f"ws://127.0.0.1:{self.port}/rooms/{room}"
+        url = f"{'wss' if self.tls else 'ws'}://127.0.0.1:{self.port}/rooms/{room}"
         if query:
             url += "?" + urllib.parse.urlencode(query)
         return url
