@@ -11,6 +11,9 @@ final class HTTPExchange {
     var session: UInt64 = 0
     /// Where the request comes from (the admin API's loopback rule).
     var peer: PeerAddress?
+    /// Whether a proxy relayed it (`X-Forwarded-For` or `Forwarded`): then the
+    /// loopback peer is the proxy, not the person, and the admin rule says no.
+    var relayed = false
     /// The `Host` header, when it passed the policy (the CSP's WebSocket origin).
     var host: String?
     /// The `If-None-Match` header (static files: 304 when it names the file's ETag).

@@ -13,6 +13,7 @@ extension Server {
         let exchange = HTTPExchange(method: method, path: path)
         exchange.session = session
         exchange.peer = PeerAddress(of: wsi)
+        exchange.relayed = isRelayed(wsi)
         exchange.ifNoneMatch = header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH)
         for name in ["since", "limit"] {
             if let value = queryArgument(wsi, name) { exchange.query[name] = value }

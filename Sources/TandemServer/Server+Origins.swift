@@ -38,13 +38,19 @@ extension Server {
         // parts: ["rooms"] or ["rooms", id]
         let isAdmin = (parts.count == 1 && exchange.method == .post) || (parts.count == 2 && exchange.method == .delete)
         guard isAdmin, !config.access.authEnabled, !config.access.openAdmin,
-              exchange.peer?.isLoopback != true else { return nil }
+              exchange.peer?.isLoopback != true || exchange.relayed else { return nil }
         metrics.refusals["admin_not_loopback", default: 0] += 1
         if let line = logThrottle.line("admin", "refused \(exchange.method.name) \(exchange.path) from \(exchange.peer?.text ?? "?"): the admin API answers loopback peers only (auth is off)", at: Clock.now()) {
             log.warn(line)
         }
-        return .json(403, problem("forbidden", "with auth off, the admin API answers only requests from this machine (loopback);"
+        return .json(403, problem("forbidden", "with auth off, the admin API answers only requests from this machine (loopback), not relayed by a proxy;"
             + " the operator can open it with --open-admin, or turn auth on"))
+    }
+
+    /// Whether the request carries `X-Forwarded-For` or `Forwarded` (RFC 7239): a proxy relayed it.
+    func isRelayed(_ wsi: OpaquePointer) -> Bool {
+        lws_hdr_total_length(wsi, WSI_TOKEN_X_FORWARDED_FOR) > 0
+            || lws_hdr_custom_length(wsi, "forwarded:", Int32("forwarded:".utf8.count)) > 0
     }
 
     /// Start lines about the policy: what is allowed and what is not checked.

@@ -242,3 +242,14 @@ def test_open_admin_lets_other_peers_create_rooms_and_is_warned(start_elsewhere)
 def test_loopback_peers_keep_the_admin_api(server):
     assert server.request("POST", "/api/rooms", json.dumps(ROOM)).status == 201
     assert server.request("DELETE", "/api/rooms/probe").status == 204
+
+
+@pytest.mark.parametrize("relay", [("X-Forwarded-For", "203.0.113.7"), ("Forwarded", "for=203.0.113.7;proto=https"),
+                                   ("forwarded", "for=203.0.113.7")])
+def test_a_request_relayed_by_a_proxy_on_this_machine_is_not_loopback_for_the_admin_api(server, relay):
+    post = raw_http.request(server.port, "POST", "/api/rooms", [relay], body=json.dumps(ROOM).encode())
+    assert post.status == 403
+    assert "relayed by a proxy" in json.loads(post.body)["message"]
+    assert server.request("GET", "/api/rooms/probe").status == 404
+    # Reading and editing through the proxy are not admin: they pass.
+    assert raw_http.request(server.port, "GET", "/api/rooms", [relay]).status == 200
