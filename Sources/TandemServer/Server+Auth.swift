@@ -83,18 +83,9 @@ extension Server {
     /// request, or `nil` to go on. 401 for a missing or bad token, 403 for a
     /// room the token does not cover or a role that may not do this.
     func authorizeAPI(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer? {
-        guard let authGate else { return nil }
+        if let refusal = tokenRefusal(exchange) { return refusal }
+        guard let claims = exchange.claims else { return nil }
         let now = Clock.now()
-        let claims: Claims
-        do {
-            claims = try authGate.verify(exchange.token).claims
-        } catch {
-            noteAuthFailure(error.label, "http \(exchange.method.name) \(exchange.path): \(error)", at: now)
-            let challenge = error == .missing ? "Bearer realm=\"tandem\"" : "Bearer realm=\"tandem\", error=\"invalid_token\""
-            return .body(status: 401, contentType: "application/json", bytes: problem("unauthorized", error.description),
-                         headers: [("WWW-Authenticate", challenge)])
-        }
-        exchange.claims = claims
         guard parts.first == "rooms" else { return nil }
         // The room the request is about: in the path, or for a create, in the body.
         let room: String? = parts.count >= 2 ? parts[1]
@@ -115,6 +106,22 @@ extension Server {
             return .json(403, problem("forbidden", what))
         }
         return nil
+    }
+
+    /// The 401 for an API request whose token does not verify, or `nil` with
+    /// its claims kept on the exchange (auth off: always `nil`). Checked as
+    /// soon as the headers are in, so a stranger's body is never read.
+    func tokenRefusal(_ exchange: HTTPExchange) -> HTTPAnswer? {
+        guard let authGate, exchange.claims == nil else { return nil }
+        do {
+            exchange.claims = try authGate.verify(exchange.token).claims
+            return nil
+        } catch {
+            noteAuthFailure(error.label, "http \(exchange.method.name) \(exchange.path): \(error)", at: Clock.now())
+            let challenge = error == .missing ? "Bearer realm=\"tandem\"" : "Bearer realm=\"tandem\", error=\"invalid_token\""
+            return .body(status: 401, contentType: "application/json", bytes: problem("unauthorized", error.description),
+                         headers: [("WWW-Authenticate", challenge)])
+        }
     }
 
     /// The token a request carries: `?token=`, else `Authorization: Bearer …`.

@@ -22,6 +22,9 @@ extension Server {
         exchanges[session] = exchange
         if let refusal = requestRefusal(wsi, exchange) { return answer(wsi, exchange, refusal, early: method == .put || method == .post) }
         if method == .put || method == .post {
+            if exchange.path.hasPrefix("/api/"), let refusal = tokenRefusal(exchange) {
+                return answer(wsi, exchange, refusal, early: true)
+            }
             // A body follows: answer once it is complete (lws reports the
             // completion of a Content-Length body; a chunked one is decoded here).
             switch bodyFraming(wsi) {

@@ -391,3 +391,13 @@ def test_with_auth_off_on_all_addresses_the_start_adds_an_error_line(tandem_bina
     assert "mode=open" in lines[0]
     assert lines[1].startswith("warn auth is off")
     assert lines[2].startswith("error auth is off and the server listens on 0.0.0.0")
+
+
+def test_a_write_without_a_token_is_401_before_its_body_is_read(auth_server):
+    import socket
+    with socket.create_connection(("127.0.0.1", auth_server.port), timeout=5) as sock:
+        sock.sendall(f"POST /api/rooms HTTP/1.1\r\nHost: 127.0.0.1:{auth_server.port}\r\n"
+                     "Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{".encode())
+        answer = sock.recv(4096).decode("latin-1")  # the body is never sent: the answer must not wait for it
+    assert answer.split("\r\n", 1)[0].split(" ")[1] == "401"
+    assert "www-authenticate: bearer" in answer.lower()
