@@ -5,12 +5,14 @@ extension Flags {
     static let accessUsage = authUsage + originUsage
 
     static let authUsage = """
-      --auth-secret-file PATH           turns tokens on: the HS256 secret (at least 32 bytes;
-                                        one trailing newline dropped); or TANDEM_AUTH_SECRET
-      --auth-previous-secret-file PATH  the secret before the current one: its tokens still
-                                        pass while keys rotate
-      --auth-leeway SECS                slack on token exp and nbf (default 30; 0 to 300)
-      (tandem token --help: mint tokens and invite links with the same secret)
+      --auth-secret-file PATH
+                           turns tokens on: the HS256 secret (at least 32 bytes; one
+                           trailing newline dropped); or the variable TANDEM_AUTH_SECRET
+      --auth-previous-secret-file PATH
+                           the secret before the current one: its tokens still pass
+                           while keys rotate
+      --auth-leeway SECS   slack on token exp and nbf (default 30; 0 to 300)
+                           (tandem token --help: mint tokens and invite links)
 
     """
 

@@ -13,6 +13,7 @@ extension Flags {
                            0 turns it off (default 256)
       --header-timeout SECS
                            time a client has to send a whole request or handshake (default 5)
+
     """
 
     static let roomUsage = ""

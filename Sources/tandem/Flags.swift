@@ -30,9 +30,9 @@ enum Flags {
                            (default: keep everything)
       --echo-path PATH     serve a WebSocket echo endpoint at PATH (for the Autobahn|Testsuite,
                            `make autobahn`); off by default
-      --help               this text
 
-    """ + accessUsage + limitUsage + tlsUsage
+    """ + "\naccess:\n" + accessUsage + "\nlimits:\n" + limitUsage + "\nTLS:\n" + tlsUsage
+        + "\n  --help               this text\n\n"
 
     /// A flag that could not be used, with why.
     struct Problem: Error {
