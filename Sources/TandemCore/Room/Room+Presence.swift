@@ -24,8 +24,9 @@ extension Room {
                             bucket: TokenBucket(burst: limits.burst))
         member.presentSeen = members.count + 1
         members[client] = member
-        departed[client] = nil
         if announce {
+            // A quiet rejoin keeps its departure, so those who knew it hear it left.
+            departed[client] = nil
             announced.append(client)
             effects.append(.joined(peer))
         } else {
