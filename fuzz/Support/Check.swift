@@ -6,3 +6,14 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String, file: Stat
     guard !condition else { return }
     fatalError("fuzz property broken: \(message())", file: file, line: line)
 }
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Set `FUZZ_TRACE=1` when replaying one input to see each step as it is checked.
+let tracing: Bool = getenv("FUZZ_TRACE") != nil
+
+func trace(_ line: @autoclosure () -> String) {
+    if tracing { fputs(line() + "\n", stderr) }
+}
