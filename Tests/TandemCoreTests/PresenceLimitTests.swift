@@ -128,6 +128,18 @@ struct PresenceLimitTests {
         #expect(again.flatMap(\.joined).map(\.client) == ["b"])
     }
 
+    @Test("someone who rejoins under the same id and then leaves, all between two of my frames, is told to me as left")
+    func rejoinThenLeaveBetweenFrames() {
+        // Found by the room-engine fuzzer: the departure kept only the last
+        // stay's announcement, later than a's last frame, so a never heard b went.
+        var d = RoomDriver()
+        d.join("a"); d.join("b")
+        _ = d.drain("a")
+        _ = d.join("b")
+        _ = d.room.leave("b", at: d.now)
+        #expect(updates(d.drain("a")).flatMap(\.left) == ["b"])
+    }
+
     @Test("a presence refresh gives a frame with the count to whoever has not heard it, and to nobody else")
     func refresh() {
         var d = RoomDriver(limits: RoomLimits(presence: 1))
