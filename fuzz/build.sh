@@ -18,7 +18,7 @@ SWIFTC=${SWIFTC:-swiftc}
 OUT=.build/fuzz
 MODULES=$OUT/modules
 # -O keeps Swift's own traps (overflow, bounds, force-unwrap); -g names the line in a report.
-FLAGS="-parse-as-library -sanitize=fuzzer,address -O -g -use-ld=lld"
+FLAGS="-swift-version 6 -parse-as-library -sanitize=fuzzer,address -O -g -use-ld=lld"
 mkdir -p "$MODULES"
 
 # stale OUTPUT INPUT...: whether OUTPUT is missing or older than an input file.
