@@ -10,7 +10,7 @@ import TandemWire
 // - a frame that decodes to a message is that message again when the message
 //   is written as JSON, and its fields are in range (`seq` 1...2^53, finite
 //   numbers, no pointer on a cancel); a refusal is `bad_message` or `bad_value`
-//   with a usable `seq` or none;
+//   with a usable `seq` or none, and its reject frame carries it intact;
 // - the write API's body decoder holds the same way.
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -62,6 +62,12 @@ private func checkDecoder(_ bytes: [UInt8]) {
         require(code == .badMessage || code == .badValue, "the wire refused with \(code)")
         if let seq { require(seq >= 1 && seq <= MessageDecoder.maxSeq, "refusal carries seq \(seq)") }
         require(!text.isEmpty, "a refusal without a message")
+        // The reject frame the server answers with carries the refusal intact.
+        let frame = OutboundEncoder.reject(Reject(to: "c1", seq: seq ?? 0, code: code, message: text))
+        let json = try? JSONParser.parse(frame)
+        require(json?["seq"] == seq.map { .number(Double($0)) } ?? .null && json?["code"] == .string(code.rawValue)
+                    && json?["message"] == .string(text),
+                "the reject frame \(String(decoding: frame, as: UTF8.self)) does not carry \(String(describing: seq)) \(code) \(text)")
     }
 }
 
