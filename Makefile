@@ -3,6 +3,7 @@
 #   make run    run the server on the embedded defaults (http://localhost:8080)
 #   make test   run every test
 #   make bench  the scenarios S1-S6 against tandem and the peers (bench/README.md)
+#   make fuzz   each libFuzzer target for FUZZ_SECONDS (docs/security.md#fuzzing)
 #   make autobahn  the Autobahn|Testsuite against the echo endpoint (docs/security.md)
 #
 # Both install what they need themselves: Debian packages (libwebsockets and
@@ -18,7 +19,7 @@ TEST_PKGS := docker-compose chromium chromium-driver $(if $(shell command -v nod
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-e2e check-compose clean bench autobahn
+.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz
 
 all: build
 
@@ -53,7 +54,7 @@ release: deps
 run: release
 	.build/release/tandem $(ARGS)
 
-test: test-deps venv test-swift test-web test-python test-e2e check-compose
+test: test-deps venv test-swift test-web test-python test-e2e check-compose test-fuzz
 
 # Unit tests of the core and the wire, and Swift integration tests against the real server.
 test-swift:
@@ -97,6 +98,24 @@ bench: deps venv
 	$(SWIFT) build -c release --product tandem
 	$(SWIFT) build -c release --product tandem-bench
 	$(VENV)/bin/python bench/run.py $(ARGS)
+
+# libFuzzer targets (fuzz/), built by fuzz/build.sh into .build/fuzz/ with
+# swiftc -sanitize=fuzzer,address, outside SwiftPM. `make fuzz` runs each for
+# FUZZ_SECONDS; `test-fuzz` (part of `make test`) runs each for a short smoke.
+# A crash fails the run and leaves the input in test-output/fuzz/; new corpus
+# inputs go to .build/fuzz/corpus/, not into git. See docs/security.md#fuzzing.
+FUZZ_TARGETS       := MessageDecoder SchemaDecoder RoomEngine
+FUZZ_SECONDS       ?= 300
+FUZZ_SMOKE_SECONDS ?= 25
+
+fuzz-build:
+	fuzz/build.sh $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	@status=0; for t in $(FUZZ_TARGETS); do fuzz/run.sh $$t $(FUZZ_SECONDS) || status=1; done; exit $$status
+
+test-fuzz: fuzz-build
+	@status=0; for t in $(FUZZ_TARGETS); do fuzz/run.sh $$t $(FUZZ_SMOKE_SECONDS) || status=1; done; exit $$status
 
 clean:
 	rm -rf .build $(VENV)

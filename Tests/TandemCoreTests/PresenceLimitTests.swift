@@ -108,6 +108,38 @@ struct PresenceLimitTests {
         }
     }
 
+    @Test("an announced member who rejoins under the same id and lands in the quiet audience is told to others as left, not joined")
+    func rejoinIntoTheQuietAudience() {
+        // Found by the room-engine fuzzer (fuzz/RoomEngine): the frame listed
+        // the rejoined, now quiet, member under `joined`, and as a quiet
+        // member's departure is never announced, it stayed in others' lists for good.
+        var d = RoomDriver(limits: RoomLimits(presence: 2))
+        d.join("a"); d.join("b"); d.join("c")
+        _ = d.drain("a")
+        _ = d.join("b") // b rejoins: it leaves (c is announced in its place), then joins quietly
+        #expect(d.room.peers.map(\.client) == ["a", "c"])
+        let u = updates(d.drain("a"))
+        #expect(u.flatMap(\.joined).map(\.client) == ["c"])
+        #expect(u.flatMap(\.left) == ["b"])
+        // When b is announced again, a hears it joined.
+        _ = d.room.leave("c", at: d.now)
+        let again = updates(d.drain("a"))
+        #expect(again.flatMap(\.left) == ["c"])
+        #expect(again.flatMap(\.joined).map(\.client) == ["b"])
+    }
+
+    @Test("someone who rejoins under the same id and then leaves, all between two of my frames, is told to me as left")
+    func rejoinThenLeaveBetweenFrames() {
+        // Found by the room-engine fuzzer: the departure kept only the last
+        // stay's announcement, later than a's last frame, so a never heard b went.
+        var d = RoomDriver()
+        d.join("a"); d.join("b")
+        _ = d.drain("a")
+        _ = d.join("b")
+        _ = d.room.leave("b", at: d.now)
+        #expect(updates(d.drain("a")).flatMap(\.left) == ["b"])
+    }
+
     @Test("a presence refresh gives a frame with the count to whoever has not heard it, and to nobody else")
     func refresh() {
         var d = RoomDriver(limits: RoomLimits(presence: 1))

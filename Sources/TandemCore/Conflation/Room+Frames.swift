@@ -31,7 +31,9 @@ extension Room {
                 continue // `present` is added below for whoever has not heard the count
             case let .peer(id):
                 if id == client { continue }
-                if let present = members[id] {
+                // Someone present but quiet (an announced member who rejoined
+                // past the limit) counts as gone for those who knew them.
+                if let present = members[id], present.announced {
                     update.joined.append(present.peer)
                 } else if let joinedAt = departed[id], joinedAt <= member.cursor {
                     update.left.append(id) // only people this member was told about

@@ -24,7 +24,6 @@ extension Room {
                             bucket: TokenBucket(burst: limits.burst))
         member.presentSeen = members.count + 1
         members[client] = member
-        departed[client] = nil
         if announce {
             announced.append(client)
             effects.append(.joined(peer))
@@ -46,7 +45,9 @@ extension Room {
         members[client] = nil
         guard member.announced else { return effects }
         announced.removeAll { $0 == client }
-        departed[client] = member.joinedAt
+        // Kept through a rejoin under the same id (and the earliest of its
+        // announcements), so whoever knew any of its stays hears it left.
+        departed[client] = Swift.min(departed[client] ?? member.joinedAt, member.joinedAt)
         log.touch(.peer(client))
         effects.append(.left(client))
         announceNextQuiet(into: &effects)

@@ -29,7 +29,8 @@ public struct Room: Sendable {
     /// The first slot of each control; a control's slots follow its thumbs' order.
     var firstSlot: [Int] = []
     var members: [ClientID: Member] = [:]
-    /// Peers that left, with the stamp at which they joined, until every member has seen them go.
+    /// Peers that left, with the earliest stamp at which they were announced (a rejoin under
+    /// the same id keeps it), until every member has seen them go.
     var departed: [ClientID: UInt64] = [:]
     var log: ChangeLog
     var joinCount = 0

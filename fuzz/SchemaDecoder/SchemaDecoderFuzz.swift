@@ -1,0 +1,108 @@
+import TandemCore
+import TandemWire
+
+// Arbitrary bytes as a room file or an admin API body. Properties:
+// - the bytes become a valid `RoomSchema` or a `SchemaError`, never a crash;
+// - a valid schema builds a `Room` whose initial states (committed and
+//   displayed) keep every invariant, at revision 0;
+// - the room's snapshot (what `GET /api/rooms/{room}` answers) is valid JSON
+//   that reads back as the same schema, as SchemaDecoder's contract promises;
+// - one person pushing every thumb to both ends and stepping it both ways
+//   keeps every invariant on the fuzzed controls, and a gauge refuses drags.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func schemaDecoderFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let schema: RoomSchema
+    do {
+        schema = try RoomSchema(validating: try SchemaDecoder.room(bytes))
+    } catch {
+        require(!error.description.isEmpty && !error.problem.explanation.isEmpty, "a schema error that says nothing: \(error)")
+        return 0
+    }
+    requireWellFormed(schema)
+    var room = Room(schema: schema)
+    require(room.revision == 0, "a new room at revision \(room.revision)")
+    for (i, control) in schema.controls.enumerated() {
+        require(room.committed[i] == control.initial, "\(control.id) starts at \(room.committed[i]), not its initial \(control.initial)")
+        requireValid(room.committed[i], of: control, "initial state")
+        requireValid(room.displayed(i), of: control, "initial displayed state")
+    }
+    requireSnapshotRoundTrip(room)
+    pushEveryThumb(&room)
+    return 0
+}
+
+private func requireWellFormed(_ schema: RoomSchema) {
+    require(RoomSchema.isValidID(schema.id), "room id \(schema.id)")
+    require(!schema.controls.isEmpty, "a room without controls")
+    require(Set(schema.controls.map(\.id)).count == schema.controls.count, "duplicate control ids")
+    for control in schema.controls {
+        require(RoomSchema.isValidID(control.id), "control id \(control.id)")
+        switch control.kind {
+        case let .slider(math):
+            require(math.min.isFinite && math.max.isFinite && math.min < math.max, "slider bounds \(math.min)...\(math.max)")
+            if let step = math.step { require(step > 0 && step.isFinite, "slider step \(step)") }
+        case let .snap(spec):
+            require(!spec.values.isEmpty, "a snap without values")
+            require(zip(spec.values, spec.values.dropFirst()).allSatisfy { $0 < $1 }, "snap values \(spec.values) not ascending")
+        case let .range(math):
+            require(math.scale.lowerBound < math.scale.upperBound, "range scale \(math.scale)")
+            require(math.minGap >= 0 && math.operable.upperBound - math.operable.lowerBound >= math.minGap,
+                    "range operable \(math.operable) narrower than minGap \(math.minGap)")
+        case let .color(step):
+            if let step { require(step > 0 && step <= 1, "colour step \(step)") }
+        case let .gauge(math):
+            require(math.min.isFinite && math.max.isFinite && math.min < math.max, "gauge bounds \(math.min)...\(math.max)")
+        }
+    }
+}
+
+private func requireSnapshotRoundTrip(_ room: Room) {
+    let body = OutboundEncoder.welcome(room.snapshot)
+    require((try? JSONParser.parse(body)) != nil, "the snapshot is not JSON: \(String(decoding: body, as: UTF8.self))")
+    do {
+        let reread = try RoomSchema(validating: try SchemaDecoder.room(body))
+        require(reread == room.schema, "the snapshot reads back as another schema:\n\(room.schema)\n\(reread)")
+    } catch {
+        require(false, "the snapshot does not read back: \(error)\n\(String(decoding: body, as: UTF8.self))")
+    }
+}
+
+/// Every thumb dragged to 0 and to 1 (from `at` and from `dx`), set to the ends and stepped
+/// both ways, by one editor, with the invariants checked after each message.
+private func pushEveryThumb(_ room: inout Room) {
+    let now = Moment.seconds(1)
+    _ = room.join("c1", name: "fuzz", at: now)
+    var seq = 0
+    func send(_ operation: Operation) -> [Effect] {
+        seq += 1
+        let effects = room.apply(ClientMessage(seq: seq, operation), from: "c1", at: now)
+        for (i, control) in room.schema.controls.enumerated() {
+            requireValid(room.committed[i], of: control, "after \(operation)")
+            requireValid(room.displayed(i), of: control, "displayed after \(operation)")
+        }
+        return effects
+    }
+    for control in room.schema.controls {
+        if control.thumbs.isEmpty {
+            let effects = send(.drag(control: control.id, thumb: nil, phase: .begin, pointer: nil))
+            require(effects.contains { if case let .reject(r) = $0 { r.code == .readOnly } else { false } }, "a gauge took a drag")
+            for x in [-1e308, 0, 1e308] { _ = send(.set(control: control.id, thumb: nil, value: .number(x))) }
+            continue
+        }
+        for thumb in control.thumbs.map(\.rawValue) {
+            for f in [0.0, 1.0, 0.5] {
+                _ = send(.drag(control: control.id, thumb: thumb, phase: .begin, pointer: .at(f)))
+                _ = send(.drag(control: control.id, thumb: thumb, phase: .end, pointer: nil))
+                _ = send(.drag(control: control.id, thumb: thumb, phase: .begin, pointer: nil))
+                _ = send(.drag(control: control.id, thumb: thumb, phase: .move, pointer: .dx(f - 0.5)))
+                _ = send(.drag(control: control.id, thumb: thumb, phase: .end, pointer: .dx(2 * f - 1)))
+            }
+            for x in [-1e308, -1, 0, 0.5, 1, 1e308] { _ = send(.set(control: control.id, thumb: thumb, value: .number(x))) }
+            for n in [1.0, -1, 1e15, -1e15] { _ = send(.step(control: control.id, thumb: thumb, by: n)) }
+            _ = send(.undo)
+            _ = send(.redo)
+        }
+    }
+}

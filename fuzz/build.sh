@@ -1,0 +1,58 @@
+#!/bin/sh
+# Builds the libFuzzer targets into .build/fuzz/, outside the SwiftPM build.
+#
+# TandemCore and TandemWire are compiled straight from Sources/ (never
+# copied) as static libraries instrumented for libFuzzer and AddressSanitizer,
+# in dependency order; each target in fuzz/<Target>/ is then linked against
+# them with the shared checks in fuzz/Support/. Only public API is used, as a
+# server would use it. Something is rebuilt only when a source is newer.
+#
+#   fuzz/build.sh                  every target
+#   fuzz/build.sh RoomEngine       one target
+#
+# Runs as: SWIFT_BACKTRACE=enable=no .build/fuzz/<target> fuzz/corpus/<target> (see docs/security.md).
+set -eu
+cd "$(dirname "$0")/.."
+
+SWIFTC=${SWIFTC:-swiftc}
+OUT=.build/fuzz
+MODULES=$OUT/modules
+# -O keeps Swift's own traps (overflow, bounds, force-unwrap); -g names the line in a report.
+FLAGS="-swift-version 6 -parse-as-library -sanitize=fuzzer,address -O -g -use-ld=lld"
+mkdir -p "$MODULES"
+
+# stale OUTPUT INPUT...: whether OUTPUT is missing or older than an input file.
+stale() {
+    out=$1
+    shift
+    [ ! -e "$out" ] && return 0
+    [ -n "$(find "$@" \( -name '*.swift' -o -name '*.a' \) -newer "$out" | head -n 1)" ]
+}
+
+# library NAME: Sources/NAME as libNAME.a and its module, once its sources changed.
+library() {
+    name=$1
+    shift
+    if stale "$OUT/lib$name.a" "Sources/$name" "$@"; then
+        echo "fuzz: building $name"
+        # shellcheck disable=SC2046,SC2086 # the sources and flags are meant to split
+        "$SWIFTC" $FLAGS -wmo -module-name "$name" -I "$MODULES" \
+            -emit-library -static -o "$OUT/lib$name.a" \
+            -emit-module -emit-module-path "$MODULES/$name.swiftmodule" \
+            $(find "Sources/$name" -name '*.swift' | sort)
+    fi
+}
+
+library TandemCore
+library TandemWire "$OUT/libTandemCore.a"
+
+TARGETS=${*:-MessageDecoder SchemaDecoder RoomEngine}
+for target in $TARGETS; do
+    if stale "$OUT/$target" "fuzz/$target" fuzz/Support "$OUT/libTandemCore.a" "$OUT/libTandemWire.a"; then
+        echo "fuzz: building $target"
+        # shellcheck disable=SC2046,SC2086
+        "$SWIFTC" $FLAGS -module-name "${target}Fuzz" -I "$MODULES" \
+            $(find "fuzz/$target" fuzz/Support -name '*.swift' | sort) \
+            -L "$OUT" -lTandemWire -lTandemCore -lm -o "$OUT/$target"
+    fi
+done
