@@ -261,6 +261,35 @@ def test_a_burst_of_3000_bare_connects_past_max_connections_leaves_members_and_h
     assert metrics["tandem_connections"] == 2  # the members, still there
 
 
+def test_past_the_descriptor_limit_a_flood_meets_no_emfile_even_with_a_max_connections_too_high(tandem_binary, tmp_path, sockets_to_close):
+    # `ulimit -n 128` for the server alone, and a --max-connections its
+    # descriptors cannot hold: it is held at the derived limit, so accept(2)
+    # never meets EMFILE (it had spun at three quarters of a core).
+    wrapper = tmp_path / "tandem-128"
+    wrapper.write_text(f"#!/bin/sh\nulimit -n 128\nexec {tandem_binary} \"$@\"\n")
+    wrapper.chmod(0o755)
+    server = helpers.TandemServer(wrapper, ["--max-connections", "1000"])
+    try:
+        assert "max-connections=16 " in server.wait_for_log("limits: ")
+        assert "holding at most 16" in server.wait_for_log("^warn --max-connections 1000")
+        with contextlib.ExitStack() as stack:
+            others = Bystanders(server, stack)
+            for _ in range(300):
+                sock = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+                sock.sendall(b"GET /rooms/demo HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                sockets_to_close.append(sock)
+            others.served()
+            assert [healthz(server.port) for _ in range(5)] == [200] * 5
+            metrics = server.metrics()
+            assert metrics["tandem_accept_errors_total"] == 0
+            assert metrics["tandem_max_connections"] == 16
+            assert not server.log_lines("accept: errno")
+    finally:
+        for sock in sockets_to_close:
+            sock.close()
+        assert server.stop() == 0
+
+
 # -- HTTP bodies
 
 
