@@ -63,7 +63,11 @@ class Server:
         return 0.0
 
     def metrics(self) -> dict[str, float]:
-        text = http(self.port, "GET", "/metrics")[1]
+        text = ""
+        for _ in range(5):  # a fresh connection may wait behind a flood in the kernel's accept queue
+            status, text = http(self.port, "GET", "/metrics")
+            if status == 200:
+                break
         out = {}
         for line in text.splitlines():
             if line and not line.startswith("#"):
@@ -125,6 +129,27 @@ class Prober:
         ok = [r for r in window if r[1] == 200]
         slowest = max((r[2] for r in ok), default=0.0)
         return f"{len(ok)}/{len(window)} probes 200, slowest {slowest * 1000:.0f} ms"
+
+
+class KeptAliveProber(Prober):
+    """GET /healthz every `every` s on one kept-alive connection opened before the abuse (a client already in)."""
+
+    def run(self):
+        import http.client as httpclient
+        connection = httpclient.HTTPConnection("127.0.0.1", self.port, timeout=3)
+        while self.running:
+            started = time.monotonic()
+            try:
+                connection.request("GET", "/healthz", headers={"Host": f"127.0.0.1:{self.port}"})
+                response = connection.getresponse()
+                response.read()
+                status = response.status
+            except (OSError, httpclient.HTTPException):
+                status = None
+                connection.close()
+                connection = httpclient.HTTPConnection("127.0.0.1", self.port, timeout=3)
+            self.results.append((started, status, time.monotonic() - started))
+            time.sleep(max(0.0, self.every - (time.monotonic() - started)))
 
 
 class CPUSampler:
@@ -217,6 +242,7 @@ def open_in_processes(port: int, total: int, payload: bytes, hold: float, per_pr
 def burst(binary: str, args) -> None:
     server = Server(binary, args.flags)
     prober = Prober(server.port)
+    kept = KeptAliveProber(server.port)
     cpu = CPUSampler(server)
     time.sleep(1)
     overflows = listen_overflows()
@@ -230,11 +256,13 @@ def burst(binary: str, args) -> None:
     t_closed = time.monotonic()
     time.sleep(5)
     prober.stop()
+    kept.stop()
     cpu.stop()
     print(f"burst: {opened} connects opened in {t_open - t0:.1f} s, held 10 s; flags {args.flags}")
     print(f"  while connecting: {prober.summary(t0, t_open)}; {cpu.summary(t0, t_open)}")
     print(f"  while held:       {prober.summary(t_open, t_closed)}; {cpu.summary(t_open, t_closed)}")
     print(f"  after:            {prober.summary(t_closed)}; {cpu.summary(t_closed + 1)}{failures(prober, t0)}")
+    print(f"  on a connection opened before: {kept.summary(t0, t_closed)} during; {kept.summary(t_closed)} after")
     print(f"  metrics: sockets={m.get('tandem_sockets')} displaced={m.get('tandem_connections_displaced_total')} "
           f"refused={ {k: v for k, v in m.items() if k.startswith('tandem_connections_refused_total') and v} } "
           f"header_timeouts={m.get('tandem_header_timeouts_total')} accept_errors={m.get('tandem_accept_errors_total')}")
