@@ -8,7 +8,10 @@ Each test starts its own server. The resource abuses are scaled down (a
 small limit, a few thousand sockets); the full-size numbers are in
 docs/security.md, "The attacker's list, replayed" (bench/abuse/replay.py).
 Abuses whose own tests already check that others are served are not
-repeated here (the table in docs/security.md names them).
+repeated here: 1,100 slow handshakes and a burst of half requests
+(test_connection_limits.py, both event loops, /healthz throughout), the fd
+limit at its derived value (test_connection_limits.py, `ulimit -n 128`); the
+container's user and address are checked statically (test_container.py).
 """
 
 from __future__ import annotations
