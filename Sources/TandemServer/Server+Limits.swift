@@ -62,7 +62,10 @@ extension Server {
     static func makeSocketTable(_ config: ServerConfig) -> SocketTable {
         let descriptors = descriptorLimit()
         let derived = derivedConnectionLimit(descriptors: descriptors)
-        let limits = ConnectionLimiter.Limits(maxConnections: config.limits.maxConnections ?? derived,
+        // A --max-connections the descriptors cannot hold is held at the derived
+        // limit (and warned, `applyLimits`): past it accept(2) met EMFILE and
+        // the accept loop spun at three quarters of a core, issue 10's abuse.
+        let limits = ConnectionLimiter.Limits(maxConnections: min(config.limits.maxConnections ?? derived, derived),
                                               maxPerAddress: config.limits.maxConnectionsPerAddress)
         tandem_mask_init(Int32(clamping: max(descriptors, limits.maxConnections + limits.answerReserve + 128)))
         return SocketTable(limits: limits, descriptorLimit: descriptors)
@@ -84,8 +87,8 @@ extension Server {
         // How long a socket may hold a header table without a whole request:
         // from its accept (or the end of its previous request) to its last header line.
         info.timeout_secs_ah_idle = UInt32(config.limits.headerTimeout)
-        if limits.maxConnections > Self.derivedConnectionLimit(descriptors: sockets.descriptorLimit) {
-            log.warn("--max-connections \(limits.maxConnections) is more than the descriptor limit (\(sockets.descriptorLimit), ulimit -n) leaves room for; raise the limit or expect refused accepts")
+        if let wanted = config.limits.maxConnections, wanted > limits.maxConnections {
+            log.warn("--max-connections \(wanted) is more than the descriptor limit (\(sockets.descriptorLimit), ulimit -n) leaves room for: holding at most \(limits.maxConnections); raise ulimit -n for more")
         }
     }
 

@@ -227,6 +227,11 @@ extension Server {
         guard connection.closing == nil else { return }
         connection.closing = (code, reason)
         lws_callback_on_writable(connection.wsi)
+        // A client that never reads (a flood that ignores its rejects) never
+        // makes its socket writable, and the close frame would wait for ever
+        // while the client goes on sending: give it 5 s to start reading
+        // again, then drop the socket.
+        lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, 5)
     }
 
     /// Asks lws for a writable callback unless one is already due.
