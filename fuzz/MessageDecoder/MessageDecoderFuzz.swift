@@ -58,6 +58,17 @@ private func checkDecoder(_ bytes: [UInt8]) {
         let again = MessageDecoder.decode(encoded)
         require(again == .message(message),
                 "\(message) written as \(String(decoding: encoded, as: UTF8.self)) decodes as \(again)")
+    case let .auth(seq, token):
+        require(seq >= 1 && seq <= MessageDecoder.maxSeq, "decoded auth seq \(seq)")
+        // Written back with the wire's own JSON writer, it decodes to the same refresh.
+        var out = JSONWriter()
+        out.append(raw: "{\"type\":\"auth\",\"seq\":")
+        out.append(int: seq)
+        out.append(raw: ",\"token\":")
+        out.append(string: token)
+        out.append(raw: "}")
+        let again = MessageDecoder.decode(out.bytes)
+        require(again == .auth(seq: seq, token: token), "auth \(seq) written back decodes as \(again)")
     case let .refused(seq, code, text):
         require(code == .badMessage || code == .badValue, "the wire refused with \(code)")
         if let seq { require(seq >= 1 && seq <= MessageDecoder.maxSeq, "refusal carries seq \(seq)") }
@@ -80,6 +91,8 @@ private func checkSetBody(_ bytes: [UInt8]) {
             return
         }
         require(control == "gain", "a set body named control \(control)")
+    case .auth:
+        require(false, "a set body decoded as an auth message")
     case let .refused(seq, code, _):
         require(seq == 7, "a set body's refusal has seq \(String(describing: seq))")
         require(code == .badMessage || code == .badValue, "a set body refused with \(code)")
