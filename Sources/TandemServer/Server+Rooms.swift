@@ -3,8 +3,9 @@ import TandemStorage
 import TandemWire
 
 /// The admin API's room writes: `POST /api/rooms` (create, or replace a
-/// room's schema) and `DELETE /api/rooms/{room}`. Open like the rest of the
-/// API until auth brings an admin role.
+/// room's schema) and `DELETE /api/rooms/{room}`. Who may call them is
+/// decided before they run: an admin token with auth on (`authorizeAPI`), a
+/// loopback peer with auth off (`adminRefusal`).
 extension Server {
     /// `POST /api/rooms`: 201 and the new room's snapshot; 200 when it replaced
     /// an existing room's schema (its clients closed with 1012), or 200 with
