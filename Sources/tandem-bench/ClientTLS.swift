@@ -110,11 +110,8 @@ final class TLSStream {
 
     /// The oldest error on OpenSSL's queue, as text.
     static func reason() -> String {
-        let code = ERR_get_error()
-        ERR_clear_error()
-        guard code != 0 else { return "no reason given" }
         var buffer = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &buffer, buffer.count)
+        tandem_tls_error_reason(&buffer, UInt(buffer.count))
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

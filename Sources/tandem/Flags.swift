@@ -44,13 +44,7 @@ enum Flags {
         var config = ServerConfig()
         var rest = arguments[...]
         while let argument = rest.popFirst() {
-            guard argument.hasPrefix("--") else { throw Problem(message: "unexpected argument '\(argument)'") }
-            var name = String(argument.dropFirst(2))
-            var inline: String?
-            if let eq = name.firstIndex(of: "=") {
-                inline = String(name[name.index(after: eq)...])
-                name = String(name[..<eq])
-            }
+            let (name, inline) = try split(argument)
             if name == "help" { return nil }
             if switches.contains(name) {
                 guard inline == nil else { throw Problem(message: "--\(name) takes no value") }
@@ -124,6 +118,14 @@ enum Flags {
         }
         try checkTLS(config)
         return config
+    }
+
+    /// `--name` or `--name=value` as the name and the inline value, if any.
+    static func split(_ argument: String) throws(Problem) -> (name: String, inline: String?) {
+        guard argument.hasPrefix("--") else { throw Problem(message: "unexpected argument '\(argument)'") }
+        let flag = argument.dropFirst(2)
+        guard let eq = flag.firstIndex(of: "=") else { return (String(flag), nil) }
+        return (String(flag[..<eq]), String(flag[flag.index(after: eq)...]))
     }
 
     /// Flags that take no value.

@@ -48,13 +48,7 @@ enum TokenCommand {
         var request = Request()
         var rest = arguments[...]
         while let argument = rest.popFirst() {
-            guard argument.hasPrefix("--") else { throw Flags.Problem(message: "unexpected argument '\(argument)'") }
-            var name = String(argument.dropFirst(2))
-            var inline: String?
-            if let eq = name.firstIndex(of: "=") {
-                inline = String(name[name.index(after: eq)...])
-                name = String(name[..<eq])
-            }
+            let (name, inline) = try Flags.split(argument)
             if name == "help" { return nil }
             guard flags.contains(name) else { throw Flags.Problem(message: "unknown flag --\(name)") }
             guard let value = inline ?? rest.popFirst() else { throw Flags.Problem(message: "--\(name) needs a value") }

@@ -599,6 +599,22 @@ class RawWebSocket:
             pass
 
 
+def healthz(port: int, host: str = "127.0.0.1", timeout: float = 3.0) -> int | None:
+    """The status of one GET /healthz on a fresh connection, or None when it got no answer."""
+    try:
+        with socket.create_connection((host, port), timeout=timeout) as sock:
+            sock.sendall(f"GET /healthz HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
+            data = b""
+            while b"\r\n" not in data:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    return None
+                data += chunk
+            return int(data.split(b" ", 2)[1])
+    except (OSError, ValueError):
+        return None
+
+
 def copy_binary(source: Path, folder: Path, name: str) -> Path | None:
     """Copies an executable aside (a rebuild during the tests cannot swap it),
     retrying while a build holds the file; `None` if it cannot be copied."""

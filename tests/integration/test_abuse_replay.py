@@ -33,7 +33,7 @@ import pytest
 
 import helpers
 import raw_http
-from helpers import OP_CLOSE, Client, RawWebSocket, has_change, open_websocket
+from helpers import OP_CLOSE, Client, RawWebSocket, has_change, healthz, open_websocket
 
 SECRET = b"the abuse replay's secret, thirty-two bytes or more"
 
@@ -41,20 +41,6 @@ SECRET = b"the abuse replay's secret, thirty-two bytes or more"
 # -- the bystanders
 
 
-def healthz(port: int, address: str = "127.0.0.1", timeout: float = 3.0) -> int | None:
-    """The status of one GET /healthz on a fresh connection, or None when it got no answer."""
-    try:
-        with socket.create_connection((address, port), timeout=timeout) as sock:
-            sock.sendall(f"GET /healthz HTTP/1.1\r\nHost: {address}:{port}\r\nConnection: close\r\n\r\n".encode())
-            data = b""
-            while b"\r\n" not in data:
-                chunk = sock.recv(4096)
-                if not chunk:
-                    return None
-                data += chunk
-            return int(data.split(b" ", 2)[1])
-    except (OSError, ValueError):
-        return None
 
 
 class Bystanders:

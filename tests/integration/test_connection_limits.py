@@ -14,25 +14,11 @@ import time
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from helpers import ROOT, TandemServer, http_request, open_websocket
+from helpers import ROOT, TandemServer, healthz, http_request, open_websocket
 
 LOOPS = [pytest.param(("--event-loop", "poll"), id="poll"), pytest.param(("--event-loop", "uv"), id="uv")]
 
 
-def healthz(port: int, host: str = "127.0.0.1", timeout: float = 3.0) -> int | None:
-    """The status of one GET /healthz on a fresh connection, or None when it got no answer."""
-    try:
-        with socket.create_connection((host, port), timeout=timeout) as sock:
-            sock.sendall(f"GET /healthz HTTP/1.1\r\nHost: {host}:{port}\r\nConnection: close\r\n\r\n".encode())
-            data = b""
-            while b"\r\n" not in data:
-                chunk = sock.recv(4096)
-                if not chunk:
-                    return None
-                data += chunk
-            return int(data.split(b" ", 2)[1])
-    except OSError:
-        return None
 
 
 def open_half_requests(port: int, n: int) -> list[socket.socket]:

@@ -16,4 +16,10 @@ int tandem_tls_require_tls12(void *ctx);
 /// sends so that a server with several certificates picks the right one. Returns 1 on success.
 int tandem_tls_set_server_name(void *ssl, const char *name);
 
+/// Writes the oldest error on OpenSSL's queue as text into `buf` (NUL-terminated)
+/// and empties the queue; "no reason given" when it is empty. ERR_error_string_n
+/// is a function, but the server and the bench both want the same sentence, and
+/// this is the one place that links OpenSSL for both.
+void tandem_tls_error_reason(char *buf, unsigned long len);
+
 #endif
