@@ -684,7 +684,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if a.runs < 1:
         p.error("--runs must be at least 1")
     if a.only:
-        wanted = [s.strip().upper() for s in a.only.split(",") if s.strip()]
+        by_name = {name.upper(): name for name in SCENARIOS}  # S2h as s2h, S2H or S2h
+        given = [s.strip() for s in a.only.split(",") if s.strip()]
+        wanted = [by_name.get(s.upper(), s) for s in given]
         bad = [s for s in wanted if s not in SCENARIOS]
         if bad:
             p.error(f"unknown scenario(s) {','.join(bad)}; known: {','.join(SCENARIOS)}")
