@@ -8,6 +8,9 @@ import TandemCore
 extension Server {
     /// At ESTABLISHED: starts checking the frames of `wsi` for their mask (CTandemShim, "unmasked client frames").
     func watchMasks(_ wsi: OpaquePointer) {
+        // Under TLS the socket carries records, not frames (and OpenSSL reads
+        // with read(2), never recv): lws alone judges those frames.
+        guard config.tls == nil else { return }
         tandem_mask_watch(lws_get_socket_fd(wsi))
     }
 
