@@ -27,6 +27,12 @@ struct Flags {
     var insecure = false
     /// The rooms the clients go to: ID, or ID-1 ... ID-R.
     var roomIDs: [String] = []
+    /// The JWT for a server with auth on: `?token=` on every WebSocket,
+    /// `Authorization: Bearer` on every API call. From `--token`,
+    /// `--token-file` or `TANDEM_TOKEN`, in that order of precedence.
+    var token: String?
+    /// The query of `--url`, if any (`name=…`): every WebSocket carries it, the token after it.
+    var query = ""
 
     static let usage = """
     usage: tandem-bench --url ws://HOST:PORT/rooms/ID [options]
@@ -50,6 +56,11 @@ struct Flags {
                        (their latency is reported apart from the fast receivers')
       --idle           memory mode: open --clients idle connections and report the
                        server's RSS per connection (needs --pid)
+      --token JWT      for a server with auth on: the token every WebSocket (?token=) and
+                       API call (Authorization: Bearer) carries; it must cover the rooms
+                       with role editor, or admin when the bench creates rooms
+      --token-file F   the token from file F (one trailing newline dropped): out of `ps`
+                       (either flag wins over the environment variable TANDEM_TOKEN)
       --event-loop L   uv (epoll, default) or poll
       --json FILE      write the report as JSON
       --svg FILE       write latency over time and the histogram as SVG
@@ -57,14 +68,17 @@ struct Flags {
       --help           this text
 
     Exit status: 0 passed, 1 failed (an illegal state, a final state differing from the
-    server's, connect errors or dropped connections, generator over 80 % CPU), 2 usage.
+    server's, connect errors or dropped connections, generator over 80 % CPU, the server
+    refusing the token: close 4401/4403, HTTP 401/403, a viewer's welcome), 2 usage.
     """
 
     struct UsageError: Error { var message: String }
 
     /// Parses `arguments` (without the program name); `nil` for `--help`.
-    static func parse(_ arguments: [String]) throws(UsageError) -> Flags? {
+    /// `environment` is `TANDEM_TOKEN`'s value, if set.
+    static func parse(_ arguments: [String], environmentToken: String? = nil) throws(UsageError) -> Flags? {
         var flags = Flags()
+        var tokenFile: String?
         var i = 0
         func value(_ name: String) throws(UsageError) -> String {
             i += 1
@@ -103,6 +117,8 @@ struct Flags {
                 guard flags.slow <= 100 else { throw UsageError(message: "--slow: a percentage from 0 to 100") }
             case "--idle": flags.idle = true
             case "--insecure": flags.insecure = true
+            case "--token": flags.token = try value(arg)
+            case "--token-file": tokenFile = try value(arg)
             case "--event-loop":
                 flags.eventLoop = try value(arg)
                 guard ["uv", "poll"].contains(flags.eventLoop) else { throw UsageError(message: "--event-loop: uv or poll, not '\(flags.eventLoop)'") }
@@ -111,6 +127,18 @@ struct Flags {
             i += 1
         }
         guard !flags.url.isEmpty else { throw UsageError(message: "--url is required") }
+        if let tokenFile {
+            guard flags.token == nil else { throw UsageError(message: "--token and --token-file: give one of them") }
+            flags.token = try readToken(tokenFile)
+        }
+        if flags.token == nil, let environmentToken, !environmentToken.isEmpty { flags.token = environmentToken }
+        if let token = flags.token {
+            guard !token.isEmpty else { throw UsageError(message: "--token: the token is empty") }
+            // It goes into a header line and a URL: a line break would split the request.
+            guard !token.utf8.contains(where: { $0 < 0x21 || $0 == 0x7f }) else {
+                throw UsageError(message: "--token: the token contains spaces or control characters")
+            }
+        }
         if flags.idle {
             guard flags.pid != nil else { throw UsageError(message: "--idle needs --pid (the server's RSS is what it measures)") }
             flags.draggers = 0
@@ -131,7 +159,15 @@ struct Flags {
         let rest = flags.url.dropFirst(scheme.count)
         guard let slash = rest.firstIndex(of: "/") else { throw UsageError(message: "--url needs a path /rooms/ID") }
         let authority = rest[..<slash]
-        let path = rest[slash...]
+        var path = rest[slash...]
+        if let mark = path.firstIndex(of: "?") {
+            flags.query = String(path[path.index(after: mark)...])
+            path = path[..<mark]
+            // One place for the token, so that the API calls carry the same one.
+            guard !flags.query.split(separator: "&").contains(where: { $0.hasPrefix("token=") }) else {
+                throw UsageError(message: "--url: give the token with --token, --token-file or TANDEM_TOKEN, not in the URL")
+            }
+        }
         guard path.hasPrefix("/rooms/"), path.count > "/rooms/".count, !path.dropFirst("/rooms/".count).contains("/") else {
             throw UsageError(message: "--url path must be /rooms/ID")
         }
@@ -153,5 +189,25 @@ struct Flags {
         }
         guard !flags.host.isEmpty else { throw UsageError(message: "--url needs a host") }
         return flags
+    }
+
+    /// The token in file `path`, one trailing newline (or CRLF) dropped.
+    private static func readToken(_ path: String) throws(UsageError) -> String {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw UsageError(message: "--token-file \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 { throw UsageError(message: "--token-file \(path): \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+            guard bytes.count <= 65536 else { throw UsageError(message: "--token-file \(path): over 64 KiB, not a token") }
+        }
+        if bytes.last == 10 { bytes.removeLast() }
+        if bytes.last == 13 { bytes.removeLast() }
+        guard !bytes.isEmpty else { throw UsageError(message: "--token-file \(path): the file is empty") }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -85,9 +85,10 @@ final class RoomRun {
     /// so each distinct frame is parsed and checked once.
     var decoded: [Int: CachedFrame] = [:]
 
-    init(id: String) {
+    /// `token`, if any, rides on the path as `?token=` (browsers cannot set headers on a WebSocket either).
+    init(id: String, query: String, token: String?) {
         self.id = id
-        path = strdup("/rooms/\(id)")
+        path = strdup(BenchToken.path("/rooms/\(id)" + (query.isEmpty ? "" : "?\(query)"), token: token))
     }
 
     deinit { free(path) }
@@ -134,10 +135,13 @@ final class Generator {
     var onTick: (() -> Void)?
     /// The rooms the bench created, by id: their welcomes must describe them.
     var expectedSchemas: [String: RoomSchema] = [:]
+    /// Why the server will not let the bench in (a 4401/4403 close, a viewer's
+    /// welcome for a dragger): the run stops at the first, and this is its message.
+    var refusal: String?
 
     init(flags: Flags) throws(HTTP.Failure) {
         self.flags = flags
-        rooms = flags.roomIDs.map(RoomRun.init)
+        rooms = flags.roomIDs.map { RoomRun(id: $0, query: flags.query, token: flags.token) }
         recorder = LatencyRecorder(groups: 2)
         protocolName = strdup("tandem.v1")
         hostC = strdup(flags.host)
@@ -295,6 +299,19 @@ final class Generator {
                 printError("connection \(index) failed: \(why)\(hint)")
             }
         case LWS_CALLBACK_CLIENT_CLOSED, LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            if reason == LWS_CALLBACK_WS_PEER_INITIATED_CLOSE, let input, length >= 2 {
+                // The close frame's payload: the code, big-endian, then the reason in UTF-8.
+                let payload = UnsafeRawBufferPointer(start: input, count: length)
+                let code = Int(payload[0]) << 8 | Int(payload[1])
+                if BenchToken.isRefusal(closeCode: code) {
+                    refuse(BenchToken.refusal("\(code)", reason: String(decoding: payload.dropFirst(2), as: UTF8.self)))
+                    client.open = false
+                    if !client.probe {
+                        connected -= 1
+                        rooms[client.room].connected -= 1
+                    }
+                }
+            }
             if client.open {
                 client.open = false
                 if !client.probe {
@@ -413,6 +430,11 @@ final class Generator {
                 }
             }
             guard let validator = room.validator else { return }
+            // A viewer's drags would all be rejected `forbidden`: say so once instead.
+            if client.slot >= 0, json["role"]?.stringValue == "viewer" {
+                refuse("the server let the token in as a viewer, whose drags it refuses: the bench needs a token with role editor (admin when it creates rooms)")
+                return
+            }
             let (view, found) = validator.view(fromWelcome: json)
             client.view = view
             if client.probe { client.welcome = json }
@@ -475,6 +497,13 @@ final class Generator {
                 _ = recorder.observe(receiver: client.index, track: track, state: change.state, at: receipt, group: group)
             }
         }
+    }
+
+    /// Stops the run at the first refusal: every other connection would be refused alike.
+    private func refuse(_ message: String) {
+        guard refusal == nil else { return }
+        refusal = message
+        done = true
     }
 
     /// Gives room `room`'s draggers their tracks on `schedules` (one per slot);

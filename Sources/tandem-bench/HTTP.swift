@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TandemBench
+import TandemWire
 
 /// A tiny blocking HTTP/1.1 client for the admin API, used before and after
 /// the run (never inside the event loop).
@@ -14,15 +16,27 @@ enum HTTP {
         var description: String
         /// The server could not be reached at all (rather than answering oddly).
         var connecting = false
+        /// The server refused the token (401 or 403): the run cannot go on.
+        var refused = false
     }
 
-    /// One request to the server of `flags` (https for a wss:// URL).
+    /// One request to the server of `flags` (https for a wss:// URL), with
+    /// `--token` as `Authorization: Bearer`. A 401 or 403 throws a `refused`
+    /// failure naming the status and the server's message.
     static func request(_ flags: Flags, method: String, path: String, body: [UInt8] = []) throws(Failure) -> Response {
-        try request(host: flags.host, port: flags.port, tls: flags.tls, insecure: flags.insecure, method: method, path: path, body: body)
+        let response = try request(host: flags.host, port: flags.port, tls: flags.tls, insecure: flags.insecure,
+                                   token: flags.token, method: method, path: path, body: body)
+        guard !BenchToken.isRefusal(status: response.status) else {
+            // The API's errors are {"code":…,"message":…}; anything else is shown as it came.
+            let message = (try? JSONParser.parse(response.body))?["message"]?.stringValue
+                ?? String(decoding: response.body.prefix(200), as: UTF8.self)
+            throw Failure(description: BenchToken.refusal("HTTP \(response.status)", reason: "\(message) (\(method) \(path))"), refused: true)
+        }
+        return response
     }
 
     /// One request with `Connection: close`; the response is read to EOF.
-    static func request(host: String, port: Int, tls: Bool = false, insecure: Bool = false,
+    static func request(host: String, port: Int, tls: Bool = false, insecure: Bool = false, token: String? = nil,
                         method: String, path: String, body: [UInt8] = []) throws(Failure) -> Response {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
@@ -48,6 +62,7 @@ enum HTTP {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let stream = tls ? try TLSStream(fd: fd, host: host, port: port, insecure: insecure) : nil
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nConnection: close\r\n"
+        if let token { head += "Authorization: Bearer \(token)\r\n" }
         if !body.isEmpty || method == "POST" {
             head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n"
         }

@@ -104,7 +104,7 @@ final class Scenario {
             let existing: HTTP.Response
             do {
                 existing = try HTTP.request(flags, method: "GET", path: "/api/rooms/\(id)")
-            } catch where !error.connecting {
+            } catch where !error.connecting && !error.refused {
                 continue // a server that does not speak this HTTP at all has no admin API: use the room as it is
             }
             var isBenchRoom = false
@@ -124,7 +124,7 @@ final class Scenario {
             var response: HTTP.Response
             do {
                 response = try HTTP.request(flags, method: "POST", path: "/api/rooms", body: body)
-            } catch where !error.connecting {
+            } catch where !error.connecting && !error.refused {
                 continue
             }
             if response.status == 409, isBenchRoom {

@@ -7,7 +7,8 @@ import TandemBench
 
 let flags: Flags
 do {
-    guard let parsed = try Flags.parse(Array(CommandLine.arguments.dropFirst())) else {
+    guard let parsed = try Flags.parse(Array(CommandLine.arguments.dropFirst()),
+                                          environmentToken: getenv("TANDEM_TOKEN").map { String(cString: $0) }) else {
         print(Flags.usage)
         exit(0)
     }
@@ -25,6 +26,10 @@ do {
     let scenario = try Scenario(flags: flags)
     scenario.generator.expectedSchemas = created
     scenario.run()
+    if let refusal = scenario.generator.refusal {
+        printError(refusal)
+        exit(1)
+    }
     let report = scenario.report()
     print(report.summary)
     if let path = flags.json { try writeFile(path, report.jsonBytes) }
