@@ -138,6 +138,11 @@ final class Generator {
     /// Why the server will not let the bench in (a 4401/4403 close, a viewer's
     /// welcome for a dragger): the run stops at the first, and this is its message.
     var refusal: String?
+    /// Connections the server closed before their welcome, and what to say
+    /// about the first five: said after the run, unless a refusal explains
+    /// them (lws may drop a close frame that arrives with the handshake's answer).
+    var closedBeforeWelcome = 0
+    var closedBeforeWelcomeNotes: [String] = []
 
     init(flags: Flags) throws(HTTP.Failure) {
         self.flags = flags
@@ -319,7 +324,12 @@ final class Generator {
                     rooms[client.room].connected -= 1
                     if !closingAll {
                         droppedConnections += 1
-                        if droppedConnections <= 5 { printError("connection \(index) was closed by the server") }
+                        if client.view == nil {
+                            closedBeforeWelcome += 1
+                            if closedBeforeWelcome <= 5 { closedBeforeWelcomeNotes.append("connection \(index) was closed by the server before its welcome") }
+                        } else if droppedConnections <= 5 {
+                            printError("connection \(index) was closed by the server")
+                        }
                     }
                 }
             }

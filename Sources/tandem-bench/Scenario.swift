@@ -178,6 +178,11 @@ final class Scenario {
             idleTick(now, settled: settled)
             return
         }
+        if scheduleStart == 0, settled, generator.connected == 0, generator.closedBeforeWelcome > 0 {
+            // Every connection was closed before its welcome: nothing left to measure.
+            generator.done = true
+            return
+        }
         if scheduleStart == 0 {
             let welcomed = generator.rooms.allSatisfy { $0.validator != nil }
             guard (settled && welcomed) || now - lastAttempt > 10_000_000_000 else { return }
@@ -353,6 +358,19 @@ final class Scenario {
             report.violations.append(Violation(control: nil, reason: "could not read the server's RSS from /proc/\(flags.pid ?? 0)/stat"))
         }
         return report
+    }
+
+    /// Why connections were closed before their welcome, when no close code
+    /// said it: a token the API refuses is the likely cause, and its answer names it.
+    func refusalBehindEarlyCloses() -> String? {
+        if let refusal = generator.refusal { return refusal }
+        guard generator.closedBeforeWelcome > 0, let room = flags.roomIDs.first else { return nil }
+        do {
+            _ = try HTTP.request(flags, method: "GET", path: "/api/rooms/\(room)")
+        } catch where error.refused {
+            return error.description
+        } catch {}
+        return nil
     }
 
     /// Every client's view against the server's state: `GET /api/rooms/ID`

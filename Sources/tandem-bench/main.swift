@@ -26,10 +26,11 @@ do {
     let scenario = try Scenario(flags: flags)
     scenario.generator.expectedSchemas = created
     scenario.run()
-    if let refusal = scenario.generator.refusal {
+    if let refusal = scenario.refusalBehindEarlyCloses() {
         printError(refusal)
         exit(1)
     }
+    for note in scenario.generator.closedBeforeWelcomeNotes { printError(note) }
     let report = scenario.report()
     print(report.summary)
     if let path = flags.json { try writeFile(path, report.jsonBytes) }

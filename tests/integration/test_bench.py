@@ -23,6 +23,8 @@ import pytest
 
 from corrupting_proxy import CorruptingProxy
 from helpers import ROOT, copy_binary
+from test_auth import SECRET
+from test_auth import token as mint
 
 DEFAULT_BENCH = ROOT / ".build" / "debug" / "tandem-bench"
 
@@ -80,7 +82,8 @@ def bench(bench_binary, tmp_path):
     """Factory: `bench(*args, json=True)` runs tandem-bench to its end; a `--json` report is read back."""
     counter = iter(range(1_000_000))
 
-    def run(*args: str, json_report: bool = True, timeout: float = RUN_TIMEOUT) -> BenchRun:
+    def run(*args: str, json_report: bool = True, timeout: float = RUN_TIMEOUT,
+            env: dict[str, str] | None = None) -> BenchRun:
         args = list(args)
         path = None
         if json_report and "--json" not in args:
@@ -91,7 +94,7 @@ def bench(bench_binary, tmp_path):
         try:
             done = subprocess.run([str(bench_binary), *args], cwd=str(tmp_path), stdin=subprocess.DEVNULL,
                                   capture_output=True, text=True, encoding="utf-8", errors="replace",
-                                  timeout=timeout)
+                                  timeout=timeout, env={**os.environ, **env} if env else None)
         except subprocess.TimeoutExpired as expired:
             pytest.fail(f"tandem-bench {' '.join(args)} did not end within {timeout} s; stdout so far:\n"
                         f"{expired.stdout}")
@@ -370,3 +373,98 @@ def test_usage_errors_exit_2_naming_the_flag(bench, args, flag):
     run = bench(*args, json_report=False, timeout=30)
     assert run.returncode == 2, run
     assert flag in run.stderr, run
+
+
+# --------------------------------------------------------------------------
+# A server with auth on: the token on every WebSocket and API call
+# --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def auth_server(start_server, tmp_path):
+    secret = tmp_path / "secret"
+    secret.write_bytes(SECRET + b"\n")
+    return start_server("--auth-secret-file", str(secret))
+
+
+def test_with_an_editor_token_from_a_file_the_demo_room_passes(auth_server, bench, tmp_path):
+    path = tmp_path / "token"
+    path.write_text(mint(role="editor", room="demo") + "\n")
+    run = bench("--url", auth_server.ws_url("demo"), *SHORT, "--token-file", str(path))
+    assert_passed(run)
+    assert run.report["updates"]["delivered"] > 0, run.report["updates"]
+    assert run.report["rejects"] == 0, run
+
+
+def test_with_an_admin_token_from_the_environment_the_bench_creates_its_rooms(auth_server, bench):
+    admin = mint(role="admin", room=["bench-1", "bench-2", "bench-3"])
+    run = bench("--url", auth_server.ws_url("bench"), "--rooms", "3", "--clients", "9", "--draggers", "2",
+                "--hz", "30", "--duration", "1.5", "--warmup", "0.5", env={"TANDEM_TOKEN": admin})
+    assert_passed(run)
+    assert run.report["updates"]["delivered"] > 0, run.report["updates"]
+    headers = {"Authorization": f"Bearer {admin}"}
+    for k in (1, 2, 3):
+        snapshot = auth_server.request("GET", f"/api/rooms/bench-{k}", headers=headers).json()
+        assert snapshot["title"] == "tandem-bench", snapshot
+
+
+def test_the_flag_wins_over_the_environment(auth_server, bench):
+    run = bench("--url", auth_server.ws_url("demo"), *SHORT, "--token", mint(role="editor"),
+                env={"TANDEM_TOKEN": mint(role="editor", ttl=-3600)})
+    assert_passed(run)
+
+
+def assert_refused(run: BenchRun, message: str) -> None:
+    assert run.returncode == 1, f"expected exit 1\n{run}"
+    assert f"tandem-bench: the server refused the token: {message}" in run.stderr, run
+    assert "failed:" not in run.stderr and "closed by the server" not in run.stderr, f"a pile of connect errors\n{run}"
+
+
+@pytest.mark.parametrize("draggers", ["2", "0"], ids=["api-first", "websocket-only"])
+def test_without_a_token_the_bench_stops_naming_the_refusal(auth_server, bench, draggers):
+    run = bench("--url", auth_server.ws_url("demo"), *SHORT[:2], "--draggers", draggers, *SHORT[4:])
+    # With draggers, the room check over the API is refused first; without, the WebSocket is.
+    assert_refused(run, "HTTP 401 missing token" if draggers == "2" else "4401 missing token")
+
+
+def test_an_expired_token_stops_the_bench(auth_server, bench):
+    run = bench("--url", auth_server.ws_url("demo"), *SHORT, "--token", mint(role="editor", ttl=-3600))
+    assert_refused(run, "HTTP 401 token expired")
+
+
+def test_an_expired_token_on_the_websocket_is_named_with_its_close_code(auth_server, bench):
+    run = bench("--url", auth_server.ws_url("demo"), *SHORT[:2], "--draggers", "0", *SHORT[4:],
+                "--token", mint(role="editor", ttl=-3600))
+    assert_refused(run, "4401 token expired")
+
+
+def test_a_token_for_another_room_stops_the_bench(auth_server, bench):
+    run = bench("--url", auth_server.ws_url("demo"), *SHORT, "--token", mint(role="editor", room="studio"))
+    assert_refused(run, "HTTP 403")
+    run = bench("--url", auth_server.ws_url("demo"), *SHORT[:2], "--draggers", "0", *SHORT[4:],
+                "--token", mint(role="editor", room="studio"))
+    assert_refused(run, "4403")
+
+
+def test_an_editor_token_cannot_create_the_bench_rooms(auth_server, bench):
+    run = bench("--url", auth_server.ws_url("bench"), *SHORT, "--token", mint(role="editor", room="bench"))
+    assert_refused(run, "HTTP 403")
+
+
+def test_a_viewer_token_stops_the_bench_naming_the_role(auth_server, bench):
+    run = bench("--url", auth_server.ws_url("demo"), *SHORT, "--token", mint(role="viewer"))
+    assert run.returncode == 1, run
+    assert "as a viewer" in run.stderr and "role editor" in run.stderr, run
+    assert "reject:" not in run.stderr, run
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--token", "a.b.c", "--token-file", "t"], "--token and --token-file"),
+    (["--token-file", "missing-token"], "--token-file missing-token"),
+    (["--token", "a b"], "--token"),
+    (["--url", "ws://127.0.0.1:1/rooms/demo?token=a.b.c"], "not in the URL"),
+])
+def test_token_usage_errors_exit_2(bench, args, message):
+    run = bench("--url", "ws://127.0.0.1:1/rooms/demo", *args, json_report=False, timeout=30)
+    assert run.returncode == 2, run
+    assert message in run.stderr, run
