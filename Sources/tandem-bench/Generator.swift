@@ -514,6 +514,7 @@ final class Generator {
         guard refusal == nil else { return }
         refusal = message
         done = true
+        closingAll = true // the connections the shutdown closes are not drops
     }
 
     /// Gives room `room`'s draggers their tracks on `schedules` (one per slot);
