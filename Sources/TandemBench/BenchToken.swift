@@ -43,14 +43,14 @@ public enum BenchToken {
     /// One line naming the code or status and the server's reason, e.g.
     /// `the server refused the token: 4401 token expired`.
     public static func refusal(_ code: String, reason: String) -> String {
-        let trimmed = reason.trimmingPrefixAndSuffix(" \r\n\t")
+        let trimmed = reason.trimmingWhitespace
         return "the server refused the token: \(code)\(trimmed.isEmpty ? "" : " \(trimmed)")"
     }
 }
 
 extension String {
-    fileprivate func trimmingPrefixAndSuffix(_ characters: String) -> String {
-        let set = Set(characters)
-        return String(self.drop { set.contains($0) }.reversed().drop { set.contains($0) }.reversed())
+    /// Without leading and trailing whitespace (a close reason may end in a newline).
+    fileprivate var trimmingWhitespace: String {
+        String(self.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }
