@@ -408,8 +408,8 @@ def test_with_an_admin_token_from_the_environment_the_bench_creates_its_rooms(au
         assert snapshot["title"] == "tandem-bench", snapshot
 
 
-def test_the_flag_wins_over_the_environment(auth_server, bench):
-    run = bench("--url", auth_server.ws_url("demo"), *SHORT, "--token", mint(role="editor"),
+def test_the_flag_wins_over_the_environment_and_follows_a_query_in_the_url(auth_server, bench):
+    run = bench("--url", auth_server.ws_url("demo", name="bench"), *SHORT, "--token", mint(role="editor"),
                 env={"TANDEM_TOKEN": mint(role="editor", ttl=-3600)})
     assert_passed(run)
 
@@ -440,15 +440,15 @@ def test_an_expired_token_on_the_websocket_is_named_with_its_close_code(auth_ser
 
 def test_a_token_for_another_room_stops_the_bench(auth_server, bench):
     run = bench("--url", auth_server.ws_url("demo"), *SHORT, "--token", mint(role="editor", room="studio"))
-    assert_refused(run, "HTTP 403")
+    assert_refused(run, "HTTP 403 token does not cover room 'demo'")
     run = bench("--url", auth_server.ws_url("demo"), *SHORT[:2], "--draggers", "0", *SHORT[4:],
                 "--token", mint(role="editor", room="studio"))
-    assert_refused(run, "4403")
+    assert_refused(run, "4403 token does not cover room 'demo'")
 
 
 def test_an_editor_token_cannot_create_the_bench_rooms(auth_server, bench):
     run = bench("--url", auth_server.ws_url("bench"), *SHORT, "--token", mint(role="editor", room="bench"))
-    assert_refused(run, "HTTP 403")
+    assert_refused(run, "HTTP 403 creating, replacing and deleting rooms needs the admin role (POST /api/rooms)")
 
 
 def test_a_viewer_token_stops_the_bench_naming_the_role(auth_server, bench):
