@@ -75,7 +75,7 @@ struct Flags {
     struct UsageError: Error { var message: String }
 
     /// Parses `arguments` (without the program name); `nil` for `--help`.
-    /// `environment` is `TANDEM_TOKEN`'s value, if set.
+    /// `environmentToken` is `TANDEM_TOKEN`'s value, if set.
     static func parse(_ arguments: [String], environmentToken: String? = nil) throws(UsageError) -> Flags? {
         var flags = Flags()
         var tokenFile: String?
