@@ -615,6 +615,44 @@ def healthz(port: int, host: str = "127.0.0.1", timeout: float = 3.0) -> int | N
         return None
 
 
+def flood_until_closed(raw: "RawWebSocket", seconds: float, first_seq: int = 1) -> tuple[int | None, int]:
+    """Sends steps as fast as it can for up to `seconds`, while another thread
+    reads what the server sends; stops when the server's close frame arrives or
+    it hangs up. Returns the close code (None: no close frame) and the number sent.
+
+    The reading matters: a client that reads nothing fills its receive window
+    with the server's rejects, the close frame then waits in the server's send
+    queue, and a server that hangs up with unread data in its own receive queue
+    sends a reset that discards it (RFC 2525): whether such a client sees the
+    close is a matter of timing, not of the server's behaviour."""
+    close: list[int | None] = []
+
+    def read() -> None:
+        raw.settimeout(seconds + 5)
+        try:
+            while True:
+                opcode, payload = raw.read_message()
+                if opcode == OP_CLOSE:
+                    close.append(int.from_bytes(payload[:2], "big"))
+                    return
+        except (EOFError, OSError):
+            close.append(None)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    sent = 0
+    deadline = time.monotonic() + seconds
+    try:
+        while time.monotonic() < deadline and not close:
+            for _ in range(50):
+                raw.send_text(json.dumps({"type": "step", "seq": first_seq + sent, "control": "size", "by": 0}))
+                sent += 1
+    except OSError:
+        pass  # the server hung up
+    reader.join(seconds + 6)
+    return (close[0] if close else None), sent
+
+
 def copy_binary(source: Path, folder: Path, name: str) -> Path | None:
     """Copies an executable aside (a rebuild during the tests cannot swap it),
     retrying while a build holds the file; `None` if it cannot be copied."""

@@ -7,7 +7,7 @@ import time
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from helpers import OP_CLOSE, OP_TEXT, RawWebSocket, find_change, has_change, wait_closed
+from helpers import OP_CLOSE, OP_TEXT, RawWebSocket, find_change, flood_until_closed, has_change, wait_closed
 
 
 def padded_step(seq: int, size: int) -> str:
@@ -101,29 +101,15 @@ def test_a_fragmented_message_over_the_limit_in_total_closes_with_1009(start_ser
 def test_flooding_past_the_rate_limit_for_a_whole_second_closes_with_1008(server):
     # A bare socket: the server hangs up right after its close frame, and a
     # library that is still writing then (websockets) may drop the unread
-    # close frame with the socket. Read the stream by hand instead.
+    # close frame with the socket. Read the stream by hand, while flooding.
     flooder = RawWebSocket(server.port)
     try:
         client = flooder.read_json()["client"]
-        sent = 0
-        deadline = time.monotonic() + 4  # the close comes after one second of flooding
-        try:
-            while time.monotonic() < deadline:
-                sent += 1
-                flooder.send_text(json.dumps({"type": "step", "seq": sent, "control": "size", "by": 0}))
-        except OSError:
-            pass  # the server hung up
+        started = time.monotonic()
+        code, sent = flood_until_closed(flooder, 6)  # the close comes after one second of flooding
         assert sent >= 1200, f"sent {sent} messages"
-        close = None
-        try:
-            while close is None:
-                _, opcode, payload = flooder.read_frame()
-                if opcode == OP_CLOSE:
-                    close = payload
-        except (EOFError, ConnectionResetError):
-            pass
-        assert close is not None, "no close frame"
-        assert int.from_bytes(close[:2], "big") == 1008, close
+        assert code == 1008
+        assert time.monotonic() - started >= 1.0
         server.wait_for_log(rf"close {client} code=1008")
     finally:
         flooder.close()

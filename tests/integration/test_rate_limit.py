@@ -7,7 +7,7 @@ with 1008.
 import json
 import time
 
-from helpers import OP_CLOSE, OP_TEXT, RawWebSocket
+from helpers import OP_CLOSE, OP_TEXT, RawWebSocket, flood_until_closed
 
 
 def flood(raw: RawWebSocket, seconds: float, first_seq: int = 1) -> int:
@@ -63,10 +63,8 @@ def test_a_client_flooding_for_more_than_a_second_is_closed_with_1008(server):
     try:
         client = raw.read_json()["client"]
         started = time.monotonic()
-        flood(raw, 4.0)
-        seen = frames_until(raw, lambda op, p: op == OP_CLOSE)
-        closes = [p for op, p in seen if op == OP_CLOSE]
-        assert closes and int.from_bytes(closes[0][:2], "big") == 1008, seen[-3:]
+        code, _ = flood_until_closed(raw, 6.0)
+        assert code == 1008
         server.wait_for_log(rf"close {client} code=1008")
         assert time.monotonic() - started >= 1.0
         # Thousands of rejects, a handful of log lines.
