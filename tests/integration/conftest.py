@@ -129,3 +129,13 @@ def connect(open_ws):
         return Client(open_ws(server.ws_url(room, **query), **kwargs))
 
     return connect_
+
+
+@pytest.fixture
+def sockets_to_close():
+    """Raw sockets a test opens; closed at teardown, whatever they became."""
+    opened: list = []
+    yield opened
+    for sock in opened:
+        with contextlib.suppress(Exception):
+            sock.close()

@@ -16,12 +16,9 @@ container's user and address are checked statically (test_container.py).
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import csv
 import io
-import hashlib
-import hmac
 import json
 import os
 import re
@@ -34,8 +31,8 @@ import pytest
 import helpers
 import raw_http
 from helpers import OP_CLOSE, Client, RawWebSocket, has_change, healthz, open_websocket
+from test_auth import SECRET, token  # tokens minted independently of the server
 
-SECRET = b"the abuse replay's secret, thirty-two bytes or more"
 
 
 # -- the bystanders
@@ -71,28 +68,6 @@ def bystanders():
     """Factory: `bystanders(server, address=..., token=...)`; their connections close at teardown."""
     with contextlib.ExitStack() as stack:
         yield lambda server, **kwargs: Bystanders(server, stack, **kwargs)
-
-
-@pytest.fixture
-def sockets_to_close():
-    opened: list = []
-    yield opened
-    for sock in opened:
-        with contextlib.suppress(Exception):
-            sock.close()
-
-
-# -- tokens, minted here independently of the server (as in test_auth.py)
-
-
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def token(role: str, room: str = "demo", sub: str = "u1") -> str:
-    payload = {"sub": sub, "room": room, "role": role, "exp": int(time.time() + 3600)}
-    signing_input = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode()) + "." + b64(json.dumps(payload).encode())
-    return signing_input + "." + b64(hmac.new(SECRET, signing_input.encode(), hashlib.sha256).digest())
 
 
 def room(id_: str, title: str | None = None) -> dict:

@@ -4,7 +4,6 @@ import json
 import socket
 import time
 
-import pytest
 from websockets.exceptions import ConnectionClosed
 
 from helpers import OP_CLOSE, OP_TEXT, RawWebSocket, find_change, flood_until_closed, has_change, wait_closed

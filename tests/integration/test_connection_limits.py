@@ -4,7 +4,6 @@ header deadline (--header-timeout): past a limit the answer is 503 or close
 answering, and slow handshakes are closed at the deadline.
 """
 
-import contextlib
 import json
 import resource
 import socket
@@ -54,15 +53,6 @@ def close_of(ws) -> tuple[int | None, str | None]:
             ws.recv(timeout=5)
     except ConnectionClosed as closed:
         return (closed.rcvd.code, closed.rcvd.reason) if closed.rcvd else (None, None)
-
-
-@pytest.fixture
-def sockets_to_close():
-    opened: list = []
-    yield opened
-    for sock in opened:
-        with contextlib.suppress(Exception):
-            sock.close()
 
 
 def test_a_full_server_still_answers_healthz_and_metrics_and_503_to_everything_else(start_server, open_ws):
