@@ -26,13 +26,9 @@ struct TransportMetrics {
     }
 
     func exposition() -> String {
-        var out = ""
-        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Int)]) {
-            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-            for (labels, value) in samples { out += "\(name)\(labels) \(value)\n" }
-        }
-        metric("tandem_sockets", "gauge", "Client sockets open, HTTP and WebSocket, handshake finished or not.", [("", socketsOpen)])
-        metric("tandem_max_connections", "gauge", "The connection limit in force (--max-connections).", [("", maxConnections)])
+        var out = PrometheusText()
+        out.metric("tandem_sockets", "gauge", "Client sockets open, HTTP and WebSocket, handshake finished or not.", [("", socketsOpen)])
+        out.metric("tandem_max_connections", "gauge", "The connection limit in force (--max-connections).", [("", maxConnections)])
         var refusals: [(String, Int)] = []
         for refusal in ConnectionLimiter.Refusal.allCases {
             for answered in [true, false] {
@@ -40,20 +36,20 @@ struct TransportMetrics {
                 refusals.append((key, refused[key, default: 0]))
             }
         }
-        metric("tandem_connections_refused_total", "counter",
-               "Sockets refused by the connection limits, by reason; answered (503 or close 1013) or dropped at accept.", refusals)
-        metric("tandem_connections_displaced_total", "counter",
-               "Sockets with no whole request yet, closed to let a newer connection in while full.", [("", displaced)])
-        metric("tandem_header_timeouts_total", "counter",
-               "Sockets closed for sending no whole request within --header-timeout.", [("", headerTimeouts)])
-        metric("tandem_handshakes_refused_total", "counter", "WebSocket handshakes refused, by reason.",
-               ["version", "subprotocol"].map { ("{reason=\"\($0)\"}", handshakesRefused[$0, default: 0]) })
-        metric("tandem_websocket_protocol_errors_total", "counter", "WebSocket protocol violations closed on, by kind.",
-               ["unmasked", "close_payload", "close_code", "close_reason_utf8"].map { ("{kind=\"\($0)\"}", protocolErrors[$0, default: 0]) })
-        metric("tandem_log_lines_suppressed_total", "counter", "Log lines left out by the log rate limit.", [("", logLinesSuppressed)])
-        metric("tandem_lws_log_lines_total", "counter", "libwebsockets' own log lines, by level.",
-               ["error", "warn", "notice"].map { ("{level=\"\($0)\"}", lwsLogLines[$0, default: 0]) })
-        metric("tandem_accept_errors_total", "counter", "accept(2) failures reported by libwebsockets (EMFILE and the like).", [("", acceptErrors)])
-        return out
+        out.metric("tandem_connections_refused_total", "counter",
+                   "Sockets refused by the connection limits, by reason; answered (503 or close 1013) or dropped at accept.", refusals)
+        out.metric("tandem_connections_displaced_total", "counter",
+                   "Sockets with no whole request yet, closed to let a newer connection in while full.", [("", displaced)])
+        out.metric("tandem_header_timeouts_total", "counter",
+                   "Sockets closed for sending no whole request within --header-timeout.", [("", headerTimeouts)])
+        out.metric("tandem_handshakes_refused_total", "counter", "WebSocket handshakes refused, by reason.",
+                   ["version", "subprotocol"].map { ("{reason=\"\($0)\"}", handshakesRefused[$0, default: 0]) })
+        out.metric("tandem_websocket_protocol_errors_total", "counter", "WebSocket protocol violations closed on, by kind.",
+                   ["unmasked", "close_payload", "close_code", "close_reason_utf8"].map { ("{kind=\"\($0)\"}", protocolErrors[$0, default: 0]) })
+        out.metric("tandem_log_lines_suppressed_total", "counter", "Log lines left out by the log rate limit.", [("", logLinesSuppressed)])
+        out.metric("tandem_lws_log_lines_total", "counter", "libwebsockets' own log lines, by level.",
+                   ["error", "warn", "notice"].map { ("{level=\"\($0)\"}", lwsLogLines[$0, default: 0]) })
+        out.metric("tandem_accept_errors_total", "counter", "accept(2) failures reported by libwebsockets (EMFILE and the like).", [("", acceptErrors)])
+        return out.text
     }
 }

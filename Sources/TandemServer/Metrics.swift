@@ -35,44 +35,51 @@ final class Metrics {
 
     /// The Prometheus text exposition of every metric, plus the gauges passed in.
     func exposition(rooms: Int, members: Int) -> String {
-        var out = ""
-        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Int)]) {
-            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-            for (labels, value) in samples { out += "\(name)\(labels) \(value)\n" }
-        }
-        metric("tandem_connections", "gauge", "WebSocket connections open.", [("", connectionsOpen)])
-        metric("tandem_connections_total", "counter", "WebSocket connections accepted.", [("", connectionsTotal)])
-        metric("tandem_rooms", "gauge", "Rooms served.", [("", rooms)])
-        metric("tandem_room_members", "gauge", "People in all rooms.", [("", members)])
-        metric("tandem_messages_in_total", "counter", "Client messages received, by type (invalid: not decodable).",
-               ["drag", "set", "step", "undo", "redo", "auth", "invalid"].map { ("{type=\"\($0)\"}", messagesIn[$0, default: 0]) })
-        metric("tandem_rejects_total", "counter", "Messages rejected, by code.",
-               RejectCode.allCases.map { ("{code=\"\($0.rawValue)\"}", rejects[$0, default: 0]) })
-        metric("tandem_closes_total", "counter", "WebSocket closes, by close code.",
-               closes.keys.sorted().map { ("{code=\"\($0)\"}", closes[$0]!) })
-        metric("tandem_auth_failures_total", "counter", "Requests and connections refused for their token, by reason.",
-               (TokenFailure.labels + ["room", "role", "refresh"]).map { ("{reason=\"\($0)\"}", authFailures[$0, default: 0]) })
-        metric("tandem_frames_out_total", "counter", "WebSocket frames written.", [("", framesOut)])
-        metric("tandem_bytes_out_total", "counter", "WebSocket payload bytes written.", [("", bytesOut)])
-        metric("tandem_updates_conflated_total", "counter",
-               "Commits and gesture entries superseded before a recipient's frame carried them.", [("", updatesConflated)])
-        metric("tandem_fanout_rounds_total", "counter",
-               "Fan-out rounds started: each wakes every member of a room that has something new.", [("", fanoutRounds)])
-        metric("tandem_fanout_armed_total", "counter",
-               "Members woken by fan-out rounds.", [("", fanoutArmed)])
-        metric("tandem_http_requests_total", "counter", "HTTP requests answered, by status.",
-               httpRequests.keys.sorted().map { ("{status=\"\($0)\"}", httpRequests[$0]!) })
-        metric("tandem_http_refused_total", "counter",
-               "Requests refused by the Host, Origin, admin and body rules, by reason.",
-               refusals.keys.sorted().map { ("{reason=\"\($0)\"}", refusals[$0]!) })
-        out += commitDelivery.exposition(name: "tandem_commit_delivery_seconds",
+        var out = PrometheusText()
+        out.metric("tandem_connections", "gauge", "WebSocket connections open.", [("", connectionsOpen)])
+        out.metric("tandem_connections_total", "counter", "WebSocket connections accepted.", [("", connectionsTotal)])
+        out.metric("tandem_rooms", "gauge", "Rooms served.", [("", rooms)])
+        out.metric("tandem_room_members", "gauge", "People in all rooms.", [("", members)])
+        out.metric("tandem_messages_in_total", "counter", "Client messages received, by type (invalid: not decodable).",
+                   ["drag", "set", "step", "undo", "redo", "auth", "invalid"].map { ("{type=\"\($0)\"}", messagesIn[$0, default: 0]) })
+        out.metric("tandem_rejects_total", "counter", "Messages rejected, by code.",
+                   RejectCode.allCases.map { ("{code=\"\($0.rawValue)\"}", rejects[$0, default: 0]) })
+        out.metric("tandem_closes_total", "counter", "WebSocket closes, by close code.",
+                   closes.keys.sorted().map { ("{code=\"\($0)\"}", closes[$0]!) })
+        out.metric("tandem_auth_failures_total", "counter", "Requests and connections refused for their token, by reason.",
+                   (TokenFailure.labels + ["room", "role", "refresh"]).map { ("{reason=\"\($0)\"}", authFailures[$0, default: 0]) })
+        out.metric("tandem_frames_out_total", "counter", "WebSocket frames written.", [("", framesOut)])
+        out.metric("tandem_bytes_out_total", "counter", "WebSocket payload bytes written.", [("", bytesOut)])
+        out.metric("tandem_updates_conflated_total", "counter",
+                   "Commits and gesture entries superseded before a recipient's frame carried them.", [("", updatesConflated)])
+        out.metric("tandem_fanout_rounds_total", "counter",
+                   "Fan-out rounds started: each wakes every member of a room that has something new.", [("", fanoutRounds)])
+        out.metric("tandem_fanout_armed_total", "counter",
+                   "Members woken by fan-out rounds.", [("", fanoutArmed)])
+        out.metric("tandem_http_requests_total", "counter", "HTTP requests answered, by status.",
+                   httpRequests.keys.sorted().map { ("{status=\"\($0)\"}", httpRequests[$0]!) })
+        out.metric("tandem_http_refused_total", "counter",
+                   "Requests refused by the Host, Origin, admin and body rules, by reason.",
+                   refusals.keys.sorted().map { ("{reason=\"\($0)\"}", refusals[$0]!) })
+        out.text += commitDelivery.exposition(name: "tandem_commit_delivery_seconds",
                                          help: "From the arrival of a committing message to each write of a frame carrying the commit.")
-        out += fanoutRound.exposition(name: "tandem_fanout_round_seconds",
+        out.text += fanoutRound.exposition(name: "tandem_fanout_round_seconds",
                                       help: "How long a fan-out round took, from waking a room's members to writing the last of them.")
-        out += loopLag.exposition(name: "tandem_event_loop_lag_seconds",
+        out.text += loopLag.exposition(name: "tandem_event_loop_lag_seconds",
                                   help: "How late the 250 ms housekeeping timer fired.")
-        out += transport.exposition()
-        return out
+        out.text += transport.exposition()
+        return out.text
+    }
+}
+
+/// Prometheus' text format, written metric by metric.
+struct PrometheusText {
+    var text = ""
+
+    /// One metric: its HELP and TYPE lines, then a sample per label set (`""`: none).
+    mutating func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Int)]) {
+        text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        for (labels, value) in samples { text += "\(name)\(labels) \(value)\n" }
     }
 }
 

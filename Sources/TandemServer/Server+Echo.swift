@@ -82,10 +82,7 @@ extension Server {
     func echoWritable(_ echo: EchoSession) -> Int32 {
         if echo.refused { return -1 }
         if let closing = echo.closing {
-            let reason = Array(closing.reason.utf8.prefix(123))
-            _ = reason.withUnsafeBufferPointer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { tandem_write_close(echo.wsi, closing.code, $0.baseAddress, $0.count) }
-            }
+            writeClose(echo.wsi, code: closing.code, reason: closing.reason)
             return -1
         }
         guard !echo.outgoing.isEmpty else { return 0 }

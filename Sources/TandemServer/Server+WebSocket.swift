@@ -120,14 +120,19 @@ extension Server {
         return -1
     }
 
+    /// Writes a close frame with `code` and `reason` (cut to the 123 bytes a close frame holds) at once.
+    func writeClose(_ wsi: OpaquePointer, code: UInt16, reason: String) {
+        let bytes = Array(reason.utf8.prefix(123))
+        _ = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { tandem_write_close(wsi, code, $0.baseAddress, $0.count) }
+        }
+    }
+
     func writable(_ connection: Connection) -> Int32 {
         connection.armedSince = nil
         if connection.refused { return -1 }
         if let closing = connection.closing {
-            let reason = Array(closing.reason.utf8.prefix(123))
-            _ = reason.withUnsafeBufferPointer { bytes in
-                bytes.withMemoryRebound(to: CChar.self) { tandem_write_close(connection.wsi, closing.code, $0.baseAddress, $0.count) }
-            }
+            writeClose(connection.wsi, code: closing.code, reason: closing.reason)
             return -1
         }
         guard let host = connection.host else { return 0 }
