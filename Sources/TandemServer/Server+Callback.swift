@@ -23,13 +23,14 @@ extension Server {
             return 0
         case LWS_CALLBACK_RECEIVE:
             if unmaskedFrame(wsi, session: session) { return -1 }
-            if let echo = sockets.echoes[session] { return echoReceived(echo, UnsafeRawBufferPointer(start: input, count: length)) }
-            guard let connection = connections[session] else { return -1 }
-            return received(connection, UnsafeRawBufferPointer(start: input, count: length))
+            // Room connections first: echo sessions (off by default) are the rare case.
+            if let connection = connections[session] { return received(connection, UnsafeRawBufferPointer(start: input, count: length)) }
+            guard let echo = sockets.echoes[session] else { return -1 }
+            return echoReceived(echo, UnsafeRawBufferPointer(start: input, count: length))
         case LWS_CALLBACK_SERVER_WRITEABLE:
-            if let echo = sockets.echoes[session] { return echoWritable(echo) }
-            guard let connection = connections[session] else { return 0 }
-            return writable(connection)
+            if let connection = connections[session] { return writable(connection) }
+            guard let echo = sockets.echoes[session] else { return 0 }
+            return echoWritable(echo)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             return peerClosing(wsi, session: session, UnsafeRawBufferPointer(start: input, count: length))
         case LWS_CALLBACK_CLOSED:
