@@ -51,14 +51,4 @@ struct LogThrottle {
         kinds[kind] = window
         return .suppress
     }
-
-    /// `message` to write for an event of `kind` at `now`, with the count of its
-    /// kind left out before it, or `nil` to stay quiet.
-    mutating func line(_ kind: String, _ message: String, at now: Moment) -> String? {
-        switch admit(kind, at: now) {
-        case .suppress: return nil
-        case let .write(suppressed):
-            return suppressed == 0 ? message : "\(message) (and \(suppressed) more like it in the last \(Int(interval)) s)"
-        }
-    }
 }

@@ -142,7 +142,8 @@ extension Server {
     /// Counts a refusal under `label` and logs it, a few lines a second at most.
     func noteAuthFailure(_ label: String, _ text: String, at now: Moment) {
         metrics.authFailures[label, default: 0] += 1
-        if let line = authGate?.logLine("auth refused \(text)", at: now) { log.info(line) }
+        // A stranger can send thousands a second: the lines are rate limited, the metric counts all.
+        throttled("auth", .info, "auth refused \(text)")
     }
 
     /// The start lines about auth: `mode=token` or `mode=open` is on the start line itself.

@@ -70,8 +70,6 @@ extension Server {
     /// Counts a body refusal in `tandem_http_refused_total` and logs it (rate-limited).
     private func note(_ reason: String, status: Int, _ message: String) {
         metrics.refusals["body_\(reason)", default: 0] += 1
-        if let line = logThrottle.line("body_\(reason)", "refused a request body with \(status): \(message)", at: Clock.now()) {
-            log.info(line)
-        }
+        throttled("body_\(reason)", .info, "refused a request body with \(status): \(message)")
     }
 }

@@ -21,8 +21,6 @@ final class SocketTable {
     var failing: [Int: Moment] = [:]
     /// Open echo connections, by session (Server+Echo.swift).
     var echoes: [UInt64: EchoSession] = [:]
-    /// Rate limits for the log lines of this file and of lws.
-    var logThrottle = LogThrottle()
     /// The descriptor limit the connection limit was derived from.
     let descriptorLimit: Int
 
@@ -208,7 +206,7 @@ extension Server {
     /// Writes `line` at `level` unless lines of `kind` are being rate limited (LogThrottle).
     func throttled(_ kind: String, _ level: LogLevel, _ line: @autoclosure () -> String) {
         guard level <= log.level else { return }
-        switch sockets.logThrottle.admit(kind, at: Clock.now()) {
+        switch logThrottle.admit(kind, at: Clock.now()) {
         case .suppress:
             metrics.transport.logLinesSuppressed += 1
         case let .write(suppressed):

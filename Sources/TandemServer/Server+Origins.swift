@@ -40,9 +40,7 @@ extension Server {
         guard isAdmin, !config.access.authEnabled, !config.access.openAdmin,
               exchange.peer?.isLoopback != true || exchange.relayed else { return nil }
         metrics.refusals["admin_not_loopback", default: 0] += 1
-        if let line = logThrottle.line("admin", "refused \(exchange.method.name) \(exchange.path) from \(exchange.peer?.text ?? "?"): the admin API answers loopback peers only (auth is off)", at: Clock.now()) {
-            log.warn(line)
-        }
+        throttled("admin", .warn, "refused \(exchange.method.name) \(exchange.path) from \(exchange.peer?.text ?? "?"): the admin API answers loopback peers only (auth is off)")
         return .json(403, problem("forbidden", "with auth off, the admin API answers only requests from this machine (loopback), not relayed by a proxy;"
             + " the operator can open it with --open-admin, or turn auth on"))
     }
@@ -77,9 +75,7 @@ extension Server {
 
     private func noteRefusal(_ verdict: RequestPolicy.Verdict, what: String, peer: PeerAddress?) {
         metrics.refusals[verdict.code, default: 0] += 1
-        if let line = logThrottle.line(verdict.code, "refused \(what) from \(peer?.text ?? "?") with \(verdict.status): \(verdict.message)", at: Clock.now()) {
-            log.warn(line)
-        }
+        throttled(verdict.code, .warn, "refused \(what) from \(peer?.text ?? "?") with \(verdict.status): \(verdict.message)")
     }
 
     /// A request header's value (repeated headers joined with `,`), or `nil` when absent.

@@ -34,9 +34,7 @@ extension Server {
         }
         if old == nil, rooms.count >= config.limits.maxRooms {
             metrics.refusals["too_many_rooms", default: 0] += 1
-            if let line = logThrottle.line("too_many_rooms", "refused to create room \(schema.id): \(rooms.count) rooms served, --max-rooms \(config.limits.maxRooms)", at: Clock.now()) {
-                log.warn(line)
-            }
+            throttled("too_many_rooms", .warn, "refused to create room \(schema.id): \(rooms.count) rooms served, --max-rooms \(config.limits.maxRooms)")
             return .json(409, problem("too_many_rooms", "this server serves at most \(config.limits.maxRooms) rooms (--max-rooms); delete one or replace an existing room"))
         }
         // Pending commits of this room go to storage under the old schema first.

@@ -32,7 +32,8 @@ public final class Server {
     var roomOrder: [String] = []
     var connections: [UInt64: Connection] = [:]
     var exchanges: [UInt64: HTTPExchange] = [:]
-    /// Keeps floods of refused requests from flooding the log (LogThrottle.swift).
+    /// Keeps floods (refused requests and tokens, timeouts, lws' complaints) from
+    /// flooding the log: every rate-limited line goes through `throttled` (Server+Limits.swift).
     var logThrottle = LogThrottle()
     /// The SQLite file, unless `--data :memory:`.
     let storage: Storage?

@@ -43,16 +43,4 @@ struct HTTPHardeningTests {
         let odd = Dictionary(uniqueKeysWithValues: ResponseHeaders.security(host: "x; script-src *"))
         #expect(odd["Content-Security-Policy"]?.contains("script-src *") == false, "a Host that is not a host name is left out")
     }
-
-    @Test("the log throttle writes the first line of a kind, then one per interval saying how many it left out")
-    func logThrottle() {
-        var throttle = LogThrottle(burst: 1, interval: 10)
-        let t0 = Moment(nanoseconds: 0)
-        #expect(throttle.line("a", "first", at: t0) == "first")
-        #expect(throttle.line("a", "again", at: .seconds(1)) == nil)
-        #expect(throttle.line("a", "again", at: .seconds(2)) == nil)
-        #expect(throttle.line("b", "other kind", at: .seconds(2)) == "other kind")
-        #expect(throttle.line("a", "later", at: .seconds(11)) == "later (and 2 more like it in the last 10 s)")
-        #expect(throttle.line("a", "quiet", at: .seconds(30)) == "quiet")
-    }
 }
