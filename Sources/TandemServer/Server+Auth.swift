@@ -150,18 +150,13 @@ extension Server {
     func logAuthMode() {
         guard let authGate else {
             log.warn("auth is off: anyone who can reach this port can change every control (mode=open)")
-            if !Self.isLoopbackHost(config.host) {
+            if !RequestPolicy.isLoopbackAddress(config.host) {
                 log.error("auth is off and the server listens on \(config.host), beyond this machine: give --auth-secret-file (docs/security.md)")
             }
             return
         }
         let secrets = authGate.verifier.secrets.count
         log.info("auth is on: every WebSocket and API request needs an HS256 token (\(secrets == 2 ? "current and previous secret" : "one secret"), leeway \(Int(authGate.verifier.leeway)) s)")
-    }
-
-    /// Whether `host` (the `--host` flag) only listens on this machine.
-    static func isLoopbackHost(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
     }
 }
 
