@@ -6,6 +6,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -216,6 +217,12 @@ void tandem_mask_unwatch(int fd) {
 int tandem_mask_violated(int fd) {
     if (fd < 0 || fd >= mask_walks_count) return 0;
     return mask_walks[fd].violated;
+}
+
+int tandem_unread_bytes(int fd) {
+    int n = 0;
+    if (fd < 0 || ioctl(fd, FIONREAD, &n) != 0) return 0;
+    return n;
 }
 
 int tandem_frame_header_error(int fd) {

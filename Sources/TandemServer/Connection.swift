@@ -27,6 +27,10 @@ final class Connection {
     /// reason: lws sends that close frame itself, and a writable callback
     /// must not send a second one.
     var refused = false
+    /// Whether the close frame went out while the client was still sending:
+    /// the connection lingers, dropping what arrives, until the client's close
+    /// or the linger timeout (`Server.lingerOrHangUp`).
+    var closeSent = false
     /// The close code the peer sent, if it closed first.
     var peerCloseCode: UInt16?
     /// The room's `offered` count at its last update: what it was offered since

@@ -57,6 +57,8 @@ extension Server {
     /// Returns -1 to close with the reason set instead of the echo.
     func peerClosing(_ wsi: OpaquePointer, session: UInt64, _ payload: UnsafeRawBufferPointer) -> Int32 {
         if unmaskedFrame(wsi, session: session) { return -1 }
+        // The answer to our close, on a lingering connection: hang up, no echo.
+        if connections[session]?.closeSent == true { return -1 }
         if payload.count == 1 {
             protocolError(wsi, session: session, kind: "close_payload", code: 1002, reason: "a close payload cannot be one byte")
             return -1

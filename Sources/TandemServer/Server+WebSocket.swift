@@ -132,8 +132,9 @@ extension Server {
         connection.armedSince = nil
         if connection.refused { return -1 }
         if let closing = connection.closing {
+            if connection.closeSent { return 0 }
             writeClose(connection.wsi, code: closing.code, reason: closing.reason)
-            return -1
+            return lingerOrHangUp(connection)
         }
         guard let host = connection.host else { return 0 }
         if host.room.withholdingFrames {
@@ -238,6 +239,23 @@ extension Server {
         // again, then drop the socket.
         lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, 5)
     }
+
+    /// After the close frame: hangs up at once when the client has nothing in
+    /// flight, the usual case. A client still sending (a flood, a drag) would
+    /// get a reset instead, since the kernel answers a close with unread data
+    /// that way (RFC 2525), and the reset destroys the close frame before the
+    /// client reads it: such a connection lingers, its frames dropped, until
+    /// the client's close (`peerClosing`) or `lingerSeconds`.
+    func lingerOrHangUp(_ connection: Connection) -> Int32 {
+        let wsi = connection.wsi
+        guard tandem_unread_bytes(lws_get_socket_fd(wsi)) > 0 || lws_partial_buffered(wsi) != 0 else { return -1 }
+        connection.closeSent = true
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, Self.lingerSeconds)
+        return 0
+    }
+
+    /// How long a closed connection that is still sending lingers.
+    static let lingerSeconds: Int32 = 2
 
     /// Asks lws for a writable callback unless one is already due.
     func arm(_ connection: Connection, at now: Moment) {

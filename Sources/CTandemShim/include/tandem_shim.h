@@ -126,6 +126,8 @@ void tandem_mask_unwatch(int fd);
 
 /// Whether a frame read from `fd` since `tandem_mask_watch` came without a mask.
 int tandem_mask_violated(int fd);
+/* Bytes waiting in the socket's receive queue (FIONREAD), 0 on error. */
+int tandem_unread_bytes(int fd);
 
 /// Whether a frame header read from `fd` is one lws fails the connection for
 /// by itself (RSV bits, a reserved opcode, a fragmented or long control frame).
