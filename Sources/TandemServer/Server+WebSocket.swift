@@ -378,6 +378,7 @@ extension Operation {
         case .step: "step"
         case .undo: "undo"
         case .redo: "redo"
+        case .batch: "batch"
         }
     }
 }

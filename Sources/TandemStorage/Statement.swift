@@ -38,7 +38,7 @@ enum SQL: String, CaseIterable {
         """
     case selectHistory = """
         SELECT revision, control, state, client, name, time FROM commits
-        WHERE room = ?1 AND revision > ?2 ORDER BY revision LIMIT ?3
+        WHERE room = ?1 AND revision > ?2 ORDER BY revision, control LIMIT ?3
         """
     /// Everything up to and including the `?2 + 1`-th newest revision.
     case pruneKeepingLast = """
@@ -49,7 +49,7 @@ enum SQL: String, CaseIterable {
 }
 
 /// The tables, created once in an empty file; `meta.schema_version` says which.
-let currentSchemaVersion = 1
+let currentSchemaVersion = 2
 let createTables = """
     CREATE TABLE rooms(
         id TEXT PRIMARY KEY NOT NULL,
@@ -71,9 +71,49 @@ let createTables = """
         client TEXT NOT NULL,
         name TEXT NOT NULL,
         time INTEGER NOT NULL,
+        PRIMARY KEY(room, revision, control)
+    ) STRICT, WITHOUT ROWID;
+    \(presetAndSnapshotTables)
+    INSERT INTO meta(key, value) VALUES('schema_version', '\(currentSchemaVersion)');
+    """
+
+/// Version 2: a revision may log several controls (a batch: a preset's
+/// recall, a restored moment); presets; state snapshots for the timeline.
+let presetAndSnapshotTables = """
+    CREATE TABLE presets(
+        room TEXT NOT NULL,
+        name TEXT NOT NULL,
+        states TEXT NOT NULL,
+        client TEXT NOT NULL,
+        by_name TEXT NOT NULL,
+        time INTEGER NOT NULL,
+        PRIMARY KEY(room, name)
+    ) STRICT, WITHOUT ROWID;
+    CREATE TABLE snapshots(
+        room TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        states TEXT NOT NULL,
         PRIMARY KEY(room, revision)
     ) STRICT, WITHOUT ROWID;
-    INSERT INTO meta(key, value) VALUES('schema_version', '\(currentSchemaVersion)');
+    """
+
+/// Brings a version 1 file to version 2, in the caller's transaction.
+let migrationFrom1 = """
+    CREATE TABLE commits_v2(
+        room TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        control TEXT NOT NULL,
+        state TEXT NOT NULL,
+        client TEXT NOT NULL,
+        name TEXT NOT NULL,
+        time INTEGER NOT NULL,
+        PRIMARY KEY(room, revision, control)
+    ) STRICT, WITHOUT ROWID;
+    INSERT INTO commits_v2 SELECT room, revision, control, state, client, name, time FROM commits;
+    DROP TABLE commits;
+    ALTER TABLE commits_v2 RENAME TO commits;
+    \(presetAndSnapshotTables)
+    UPDATE meta SET value = '2' WHERE key = 'schema_version';
     """
 
 /// One prepared statement: bind, step, read columns. `Storage.run` resets it after use.

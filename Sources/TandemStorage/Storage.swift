@@ -215,7 +215,9 @@ public final class Storage {
                     }
                     last = stored
                 }
-                guard commit.revision > last else {
+                // A batch (a preset's recall) logs several controls under one
+                // revision, in one call: equal to the last is fine within it.
+                guard commit.revision > last || (commit.revision == last && rooms[commit.room] != nil) else {
                     throw refusal(operation, "revision \(commit.revision) of room '\(commit.room)' is not new: the room is at revision \(last)")
                 }
                 rooms[commit.room] = commit.revision
@@ -249,7 +251,7 @@ public final class Storage {
     }
 
     /// The stored revision of a saved room; `nil` when it is not saved.
-    private func roomRevision(_ room: String, _ operation: String) throws(StorageError) -> Int? {
+    func roomRevision(_ room: String, _ operation: String) throws(StorageError) -> Int? {
         try run(.roomRevision, operation) { s throws(StorageError) in
             try bound(operation, s.bind(1, room))
             return try step(s, operation) ? s.int(0) : nil
@@ -348,6 +350,8 @@ public final class Storage {
                 try exec(createTables, operation)
             case String(currentSchemaVersion)?:
                 break
+            case "1"?:
+                try exec(migrationFrom1, operation)
             case let version?:
                 throw refusal("open", "the file has storage schema version \(version); this Tandem knows version \(currentSchemaVersion)")
             }
@@ -371,12 +375,12 @@ public final class Storage {
     }
 
     /// `body` in one write transaction: committed when it returns, rolled back when it throws.
-    private func transaction<T>(_ operation: String, _ body: () throws(StorageError) -> T) throws(StorageError) -> T {
+    func transaction<T>(_ operation: String, _ body: () throws(StorageError) -> T) throws(StorageError) -> T {
         try between(.begin, operation, body)
     }
 
     /// `body` in one read transaction, so several statements see one state of the file.
-    private func read<T>(_ operation: String, _ body: () throws(StorageError) -> T) throws(StorageError) -> T {
+    func read<T>(_ operation: String, _ body: () throws(StorageError) -> T) throws(StorageError) -> T {
         try between(.beginRead, operation, body)
     }
 
@@ -396,7 +400,7 @@ public final class Storage {
     }
 
     /// Runs `body` with the cached statement for `sql`, then resets it and clears its bindings.
-    private func run<T>(_ sql: SQL, _ operation: String, _ body: (Statement) throws(StorageError) -> T) throws(StorageError) -> T {
+    func run<T>(_ sql: SQL, _ operation: String, _ body: (Statement) throws(StorageError) -> T) throws(StorageError) -> T {
         let statement = try prepared(sql, operation)
         defer {
             sqlite3_reset(statement.handle)
@@ -417,7 +421,7 @@ public final class Storage {
     }
 
     /// Steps once: `true` with a row to read, `false` when done.
-    private func step(_ statement: Statement, _ operation: String) throws(StorageError) -> Bool {
+    func step(_ statement: Statement, _ operation: String) throws(StorageError) -> Bool {
         switch sqlite3_step(statement.handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -426,16 +430,16 @@ public final class Storage {
     }
 
     /// Checks the result codes of a statement's binds.
-    private func bound(_ operation: String, _ codes: Int32...) throws(StorageError) {
+    func bound(_ operation: String, _ codes: Int32...) throws(StorageError) {
         for rc in codes where rc != SQLITE_OK { throw failure(operation, rc) }
     }
 
-    private func failure(_ operation: String, _ rc: Int32) -> StorageError {
+    func failure(_ operation: String, _ rc: Int32) -> StorageError {
         let reason = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
         return StorageError(path: path, operation: operation, code: rc, reason: reason)
     }
 
-    private func refusal(_ operation: String, _ reason: String) -> StorageError {
+    func refusal(_ operation: String, _ reason: String) -> StorageError {
         StorageError(path: path, operation: operation, reason: reason)
     }
 

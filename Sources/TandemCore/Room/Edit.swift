@@ -7,15 +7,24 @@
 struct Edit: Sendable, Hashable {
     /// One thumb's value before and after the edit.
     struct Change: Sendable, Hashable {
+        /// The control's position in the room.
+        let control: Int
         let thumb: Thumb
         let before: Double
         let after: Double
     }
 
-    /// The control's position in the room.
-    let control: Int
-    /// The thumbs the edit touched: one, or a colour's three for a whole-colour `set`.
+    /// The thumbs the edit touched: one, a colour's three for a whole-colour
+    /// `set`, or those of several controls for a batch (a preset's recall, a
+    /// restored moment), which is undone and redone as a whole.
     let changes: [Change]
+
+    /// The controls the edit touched, each once, in the order of `changes`.
+    var controls: [Int] {
+        var seen: [Int] = []
+        for change in changes where !seen.contains(change.control) { seen.append(change.control) }
+        return seen
+    }
 }
 
 /// Which way through the history an `undo` or `redo` goes.

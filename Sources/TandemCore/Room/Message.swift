@@ -23,12 +23,18 @@ public enum Operation: Sendable, Hashable {
     case undo
     /// Re-apply the sender's last undone edit.
     case redo
+    /// Commit several controls at once, as ONE room revision: a preset's
+    /// recall, a restored moment. Not a wire message of its own: the server
+    /// builds it from one (it knows the presets and the history). Controls
+    /// missing from `states`, gauges, and states that do not fit their
+    /// control (a schema changed since) are left as they are.
+    case batch(Batch)
 
     /// The control the operation names; `undo` and `redo` name none.
     public var control: String? {
         switch self {
         case let .drag(control, _, _, _), let .set(control, _, _), let .step(control, _, _): control
-        case .undo, .redo: nil
+        case .undo, .redo, .batch: nil
         }
     }
 }
@@ -54,4 +60,17 @@ public enum SetValue: Sendable, Hashable {
     case text(String)
     /// Anything else (`true`, `null`, an object…), named by its JSON type.
     case other(String)
+}
+
+/// A set of whole control states committed together (`Operation.batch`).
+public struct Batch: Sendable, Hashable {
+    /// Why: what the commit log and people see ("preset Warm", "restore 1402").
+    public var origin: String
+    /// Each control's new state, by control id.
+    public var states: [String: ControlState]
+
+    public init(origin: String, states: [String: ControlState]) {
+        self.origin = origin
+        self.states = states
+    }
 }

@@ -56,6 +56,7 @@ extension Room {
         switch operation {
         case .undo: return try revert(.undo, from: client, into: &effects)
         case .redo: return try revert(.redo, from: client, into: &effects)
+        case let .batch(batch): return try commitBatch(batch, by: client, into: &effects)
         default: break
         }
         guard let name = operation.control, let c = schema.index(of: name) else {
@@ -83,7 +84,7 @@ extension Room {
             if commit(c, control.stepping(thumb, by: Int(by), from: before), by: client, into: &effects) {
                 record(c, [thumb], from: before, to: committed[c], by: client)
             }
-        case .undo, .redo:
+        case .undo, .redo, .batch:
             break // performed above: they name no control
         }
     }
@@ -100,7 +101,7 @@ extension Room {
         return thumb
     }
 
-    private func requireFree(_ s: Int, _ control: Control) throws {
+    func requireFree(_ s: Int, _ control: Control) throws {
         if let holder = slots[s].live?.holder {
             throw Refusal(.busy, "'\(control.id)' \(slots[s].thumb.rawValue) is held by \(holder)", holder: holder)
         }
@@ -240,8 +241,8 @@ extension Room {
         }
         if gesture.committedAny {
             // A live gesture is one edit from its begin to its last position, however many moves committed.
-            let change = Edit.Change(thumb: gesture.thumb, before: gesture.startValue, after: committed[c].editValue(of: gesture.thumb))
-            record(Edit(control: c, changes: [change]), by: gesture.holder)
+            let change = Edit.Change(control: c, thumb: gesture.thumb, before: gesture.startValue, after: committed[c].editValue(of: gesture.thumb))
+            record(Edit(changes: [change]), by: gesture.holder)
         }
         // Whether or not it committed, the preview left the displayed state:
         // the others are re-evaluated before the last entry records it.
@@ -258,7 +259,7 @@ extension Room {
     /// Re-evaluates the other live previews of control `c` from their own
     /// pointers against the displayed state, so that it keeps every invariant
     /// after a commit or after a preview was withdrawn.
-    private mutating func reconcile(_ c: Int, except excluded: Int?, into effects: inout [Effect]) {
+    mutating func reconcile(_ c: Int, except excluded: Int?, into effects: inout [Effect]) {
         for s in slotRange(c) where s != excluded {
             guard var gesture = slots[s].live, gesture.commit == .release else { continue }
             let preview = evaluate(gesture, against: displayed(c, excluding: s)).value(of: gesture.thumb)!

@@ -18,18 +18,22 @@ extension Room {
             throw Refusal(.badMessage, "\(name) needs a connection: there is no history without one")
         }
         guard let edit = member.history.next(direction) else { return }
-        let c = edit.control
-        let control = schema.controls[c]
         for change in edit.changes {
-            guard let s = slot(c, change.thumb), let holder = slots[s].live?.holder else { continue }
+            guard let s = slot(change.control, change.thumb), let holder = slots[s].live?.holder else { continue }
+            let control = schema.controls[change.control]
             throw Refusal(.busy, "cannot \(name): '\(control.id)' \(change.thumb.rawValue) is held by \(holder)", holder: holder)
         }
-        var state = committed[c]
-        for change in edit.changes {
-            state = control.restoring(change.thumb, to: direction == .undo ? change.before : change.after, against: state)
-        }
         members[client]?.history.move(direction, limit: limits.undoDepth)
-        commit(c, state, by: client, into: &effects)
+        // Each control's thumbs go back together; a batch comes back as one revision, as it went.
+        let targets = edit.controls.map { c in
+            let control = schema.controls[c]
+            var state = committed[c]
+            for change in edit.changes where change.control == c {
+                state = control.restoring(change.thumb, to: direction == .undo ? change.before : change.after, against: state)
+            }
+            return (c, state)
+        }
+        commitAll(targets, by: client, into: &effects)
     }
 
     /// Records an edit of `client` on control `c` from `before` to `after`, for
@@ -37,9 +41,9 @@ extension Room {
     /// (the HTTP API) keeps no history.
     mutating func record(_ c: Int, _ thumbs: [Thumb], from before: ControlState, to after: ControlState, by client: ClientID) {
         let changes = thumbs.map {
-            Edit.Change(thumb: $0, before: before.editValue(of: $0), after: after.editValue(of: $0))
+            Edit.Change(control: c, thumb: $0, before: before.editValue(of: $0), after: after.editValue(of: $0))
         }
-        record(Edit(control: c, changes: changes), by: client)
+        record(Edit(changes: changes), by: client)
     }
 
     /// Records `edit` as `client`'s newest, unless it changed nothing.
