@@ -15,7 +15,7 @@ extension Server {
         exchange.peer = PeerAddress(of: wsi)
         exchange.relayed = isRelayed(wsi)
         exchange.ifNoneMatch = header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH)
-        for name in ["since", "limit"] {
+        for name in ["since", "limit", "room"] {
             if let value = queryArgument(wsi, name) { exchange.query[name] = value }
         }
         if authGate != nil { exchange.token = requestToken(wsi) }
@@ -149,7 +149,7 @@ extension Server {
             if let refusal = authorizeAPI(exchange, Array(parts.dropFirst())) { return refusal }
             return api(exchange, Array(parts.dropFirst()))
         case (.get, _):
-            if let file = StaticFiles(root: config.webRoot).file(for: exchange.path) {
+            if let file = StaticFiles(root: config.webRoot).file(for: pagePath(exchange)) {
                 return .file(file, contentType: StaticFiles.contentType(for: file.path))
             }
             return .text(404, "not found\n")
@@ -164,12 +164,7 @@ extension Server {
         if parts.count == 1 {
             if exchange.method == .post { return postRoom(body: exchange.body) }
             guard exchange.method == .get else { return methodNotAllowed("GET, POST") }
-            let list: [JSON] = roomOrder.compactMap { id in
-                // With auth on, only the rooms the token opens are listed.
-                guard let host = rooms[id], exchange.claims?.covers(room: id) ?? true else { return nil }
-                return ["id": .string(id), "title": .string(host.room.schema.title), "clients": .number(Double(host.room.memberCount))]
-            }
-            return .json(200, JSON.object([JSONMember("rooms", .array(list))]).bytes)
+            return roomList(exchange) // Server+Lobby.swift
         }
         guard let host = rooms[parts[1]] else { return .json(404, problem("unknown_room", "no room '\(parts[1])'")) }
         switch parts.count {

@@ -9,7 +9,7 @@ client (web/) and headless Chromium driven by Selenium.
   test a fresh SQLite file instead (kept across a restart). Stopped with
   SIGTERM at teardown, which must exit 0. Nothing is written to ./data/.
 - `browser(name, room="demo")`: a `Page` — its own headless Chromium at
-  http://127.0.0.1:PORT/?name=NAME, returned once `#connection` is `open`.
+  http://127.0.0.1:PORT/?room=ROOM&name=NAME, returned once `#connection` is `open`.
   `query={...}` adds to the page's query (e.g. `token`), `wait_open=False`
   returns at once (for pages that are refused), `init_script` runs in the page
   before its own scripts (DevTools `Page.addScriptToEvaluateOnNewDocument`).
@@ -548,7 +548,8 @@ def browser(server, request):
         driver.set_page_load_timeout(15)
         if init_script:
             driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": init_script})
-        params = {"name": name} if room == "demo" else {"room": room, "name": name}
+        # Always ?room=: "/" without it is the lobby (web/lobby.html).
+        params = {"room": room, "name": name}
         params.update(query or {})
         driver.get(f"{server.http}/?{urlencode(params)}")
         if wait_open:

@@ -43,10 +43,15 @@ public struct Peer: Sendable, Hashable {
         self.color = color
     }
 
-    /// The colours handed to people in join order, skipping those in use.
+    /// The colours handed to people in join order, skipping those in use:
+    /// 24, so that a busy room repeats none before its 25th person (the first
+    /// twelve are the original palette; the rest alternate dark and light so
+    /// that neighbours in the list stay apart, and all read on light and dark).
     public static let palette = [
         "#E91E63", "#2196F3", "#4CAF50", "#FF9800", "#9C27B0", "#00BCD4",
         "#F44336", "#3F51B5", "#8BC34A", "#FFC107", "#795548", "#607D8B",
+        "#009688", "#F06292", "#673AB7", "#CDDC39", "#1565C0", "#FF5722",
+        "#2E7D32", "#BA68C8", "#AD1457", "#4DD0E1", "#8D6E63", "#9E9D24",
     ]
 
     /// A display name made safe to show (`DisplayName.clean`).
