@@ -13,6 +13,8 @@ export class Actions {
     this.model = model;
     this.connection = connection;
     this.changed = changed;
+    /** Told of every message sent, `(seq, msg)`: the undo tracker (history.js) listens. */
+    this.sentHook = null;
   }
 
   /** True when this client may only watch (a viewer's token): nothing is sent that would be refused. */
@@ -36,6 +38,7 @@ export class Actions {
     if (thumb != null) msg.thumb = thumb;
     Object.assign(msg, fields);
     if (!this.connection.send(msg)) return null;
+    this.sentHook?.(seq, msg);
     this.model.noteSent(controlId, seq, optimistic, thumb);
     this.changed();
     return seq;
@@ -75,6 +78,7 @@ export class Actions {
     if (!this.canAct || (kind !== "undo" && kind !== "redo")) return null;
     const seq = this.model.nextSeq();
     if (!this.connection.send({ type: kind, seq })) return null;
+    this.sentHook?.(seq, { type: kind });
     this.changed();
     return seq;
   }

@@ -9,7 +9,9 @@ import { Connection, roomURL } from "./connection.js";
 import { h, setAttr, setText, svg } from "./dom.js";
 import { RoomModel } from "./protocol.js";
 import { renderPresence } from "./presence.js";
-import { historyShortcut } from "./shortcuts.js";
+import { setupHistory } from "./history.js";
+import { askName, knownName } from "./name.js";
+import { setupShare } from "./share.js";
 import { renderStatus } from "./status.js";
 import { createColor } from "./controls/color.js";
 import { abortDrags, refreshDrags } from "./controls/drag.js";
@@ -28,7 +30,8 @@ const VIEWS = {
 
 const params = new URLSearchParams(location.search);
 const room = params.get("room") || "demo";
-const name = params.get("name") || "";
+// ?name=, else the token's or the kept one; else asked for before connecting (name.js).
+let name = params.get("name") || "";
 
 /** Keeps the token for this tab (a reload finds it there); false when the browser keeps nothing. */
 function keepToken(token) {
@@ -125,30 +128,10 @@ access.sendAuth = (token) => {
   return connection.send({ type: "auth", seq, token }) ? seq : null;
 };
 
-// Undo and redo: the header buttons and Ctrl/Cmd+Z, Ctrl/Cmd+Shift+Z, Ctrl+Y.
-// seq -> "undo" | "redo", until acked, so a refusal can be explained.
-const historySent = new Map();
-const historyStatus = document.querySelector(".history-status");
-let historyStatusTimer = 0;
-function sendHistory(kind) {
-  const seq = actions.history(kind);
-  if (seq != null) historySent.set(seq, kind);
-}
-function showHistoryStatus(text) {
-  if (!historyStatus) return;
-  historyStatus.textContent = text;
-  clearTimeout(historyStatusTimer);
-  historyStatusTimer = setTimeout(() => { historyStatus.textContent = ""; }, 3000);
-}
-for (const button of els.history) {
-  button.dataset.title = button.title;
-  button.addEventListener("click", () => sendHistory(button.dataset.action));
-}
-window.addEventListener("keydown", (event) => {
-  const kind = historyShortcut(event);
-  if (!kind) return;
-  event.preventDefault();
-  if (!event.repeat) sendHistory(kind);
+// Undo and redo: the header buttons, the shortcuts and the status line (history.js).
+const undo = setupHistory({
+  model, actions, buttons: els.history, status: document.querySelector(".history-status"),
+  forbiddenText: "read only: your link does not allow changes",
 });
 
 function handleMessage(msg) {
@@ -156,15 +139,16 @@ function handleMessage(msg) {
   switch (msg.type) {
     case "welcome":
       abortDrags();
+      undo.welcome();
       model.applyWelcome(msg, now);
       access.welcomed();
       recovery = "none";
       buildViews();
       break;
     case "update":
+      undo.update(msg);
       model.applyUpdate(msg, now);
       access.acked(model.ack);
-      for (const seq of historySent.keys()) if (seq <= model.ack) historySent.delete(seq);
       break;
     case "reject": {
       if (access.rejected(msg)) {
@@ -172,13 +156,7 @@ function handleMessage(msg) {
         break;
       }
       const r = model.applyReject(msg);
-      const refused = historySent.get(msg.seq);
-      if (refused) {
-        historySent.delete(msg.seq);
-        const why = msg.code === "busy" ? `held by ${r.holderName ?? "someone else"}`
-          : msg.code === "forbidden" ? FORBIDDEN_TEXT : (msg.message || msg.code);
-        showHistoryStatus(`${refused === "undo" ? "Undo" : "Redo"}: ${why}`);
-      }
+      undo.rejected(msg, r);
       if (r.controlId != null) {
         if (r.endsGesture) abortDrags(r.controlId);
         const view = views.get(r.controlId);
@@ -332,10 +310,7 @@ function render() {
     if (state) view.update(state, model.ghostsOf(id));
   }
   renderPresence(els.presence, model.peerList(), model.present);
-  for (const button of els.history) {
-    button.disabled = !actions.canAct;
-    button.title = model.readOnly ? "Read only: your link does not allow changes" : button.dataset.title;
-  }
+  undo.render();
   if (connection.state === "reconnecting") tickCountdown();
 }
 
@@ -363,6 +338,21 @@ function scheduleExpiry() {
 }
 
 window.tandem = Object.freeze({ model, connection, access });
+// A page left for another (the lobby, a link) may be kept by the browser's
+// back/forward cache with its socket open, still counted in the room: close it.
+window.addEventListener("pagehide", () => connection.stop());
+window.addEventListener("pageshow", (event) => { if (event.persisted) connection.restart(); });
+setupShare({ room, token: () => access.connectToken(), anchor: els.presence });
+
 access.start();
-connection.start();
 scheduleRender();
+const known = knownName(params, tokenClaims(access.connectToken()));
+if (known != null) {
+  name = known;
+  connection.start();
+} else {
+  askName().then((answer) => {
+    name = answer;
+    connection.start();
+  });
+}

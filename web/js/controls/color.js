@@ -3,7 +3,8 @@
 
 import { h, setAttr, setText } from "../dom.js";
 import { formatLevel, levelNumber } from "../format.js";
-import { colorChannelFromText, parseHex, parseNumber, position } from "../math.js";
+import { COLOR_FORMS, parseColorText } from "../colortext.js";
+import { colorChannelFromText, parseNumber, position } from "../math.js";
 import { makeCard } from "./card.js";
 import { attachDrag } from "./drag.js";
 import { bindThumbKeys } from "./keys.js";
@@ -17,18 +18,30 @@ const byte = (level) => Math.round(Math.min(1, Math.max(0, level)) * 255);
 /**
  * A text field that commits on Enter or blur and otherwise follows the
  * shown value (unless the person is typing in it). Escape restores.
+ * `commit(text)` returns null when it took the text, else why not: the text
+ * then stays for the person to fix, the field is `aria-invalid` and the
+ * reason shows under it (`error`, named by the field's aria-describedby)
+ * until the text is fixed, committed or restored.
  */
-function editableField(input, commit) {
+function editableField(input, error, commit) {
   let dirty = false;
   let shownText = "";
+  const showError = (why) => {
+    setText(error, why ?? "");
+    error.hidden = why == null;
+    if (why == null) input.removeAttribute("aria-invalid");
+    else input.setAttribute("aria-invalid", "true");
+  };
   const restore = () => {
     dirty = false;
+    showError(null);
     input.value = shownText;
   };
   const finish = () => {
     if (!dirty) return;
-    dirty = false;
-    if (!commit(input.value)) input.value = shownText;
+    const why = commit(input.value);
+    showError(why);
+    if (why == null) dirty = false;
   };
   input.addEventListener("input", () => { dirty = true; });
   input.addEventListener("keydown", (event) => {
@@ -50,6 +63,15 @@ function editableField(input, commit) {
   };
 }
 
+let fieldErrors = 0;
+/** The error line under a field, tied to it by aria-describedby. */
+function errorFor(input) {
+  fieldErrors += 1;
+  const error = h("p", { class: "field-error", id: `field-error-${fieldErrors}`, hidden: true });
+  input.setAttribute("aria-describedby", error.id);
+  return error;
+}
+
 export function createColor(control, { model, actions }) {
   const label = control.label ?? control.id;
   const step = control.step ?? null;
@@ -61,6 +83,7 @@ export function createColor(control, { model, actions }) {
     spellcheck: "false",
     autocomplete: "off",
     "aria-label": `${label} hex`,
+    title: `A colour: ${COLOR_FORMS}`,
   });
   const rgbText = h("span", { class: "rgb-text" });
   const card = makeCard(control);
@@ -78,22 +101,24 @@ export function createColor(control, { model, actions }) {
       "data-channel": channel,
       "aria-label": `${label} ${channel} level`,
     });
-    rows[channel] = { thumb, track, input };
-    rows[channel].field = editableField(input, (text) => {
-      if (parseNumber(text) === null) return false; // not a number: nothing changes
+    const error = errorFor(input);
+    rows[channel] = { thumb, track, input, error };
+    rows[channel].field = editableField(input, error, (text) => {
+      if (parseNumber(text) === null) return `'${text.trim()}' is not a number: type a level from 0 to 1`; // nothing is sent
       const current = model.shown(control.id)[channel];
       const level = colorChannelFromText(current, text, step);
       actions.set(control.id, channel, level);
-      return true;
+      return null;
     });
     attachDrag(track, { controlId: control.id, model, actions, pickThumb: () => channel });
     bindThumbKeys(thumb, { controlId: control.id, thumb: channel, actions, ends: () => [0, 1] });
   }
-  const hexField = editableField(hexInput, (text) => {
-    const hex = text.trim();
-    if (!parseHex(hex)) return false;
-    actions.setColor(control.id, hex.toUpperCase());
-    return true;
+  const hexError = errorFor(hexInput);
+  const hexField = editableField(hexInput, hexError, (text) => {
+    const parsed = parseColorText(text);
+    if (parsed.error) return parsed.error; // nothing is sent
+    actions.setColor(control.id, parsed.hex);
+    return null;
   });
 
   card.add(
@@ -101,12 +126,14 @@ export function createColor(control, { model, actions }) {
       swatch,
       h("div", { class: "hex-box" },
         h("label", { class: "field-label" }, "Hex", hexInput),
-        rgbText)),
+        rgbText,
+        hexError)),
     h("div", { class: "channels" },
       ...CHANNELS.map((channel) => h("div", { class: `channel-row channel-${channel}` },
         h("span", { class: "channel-name", "aria-hidden": "true" }, NAMES[channel]),
         rows[channel].track,
-        rows[channel].input))),
+        rows[channel].input,
+        rows[channel].error))),
   );
 
   const ghosts = new GhostLayer((thumb) => rows[thumb]?.track);
