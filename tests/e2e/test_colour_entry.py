@@ -1,5 +1,5 @@
 """Typing into the colour fields: a level out of range clamps, text that is not a
-number changes nothing (and the field shows the value again), a hex sets all."""
+number changes nothing (and the field says so until fixed or Escape), a hex sets all."""
 
 from __future__ import annotations
 
@@ -38,15 +38,20 @@ def test_typing_levels_and_a_hex_into_the_colour_fields_commits_clamped_values_a
     assert (state["red"], state["hex"]) == (1, "#FF6699")
     assert (state["green"], state["blue"]) == pytest.approx((0.4, 0.6))
 
-    # Not a number: nothing is sent, the field shows the level again.
+    # Not a number: nothing is sent; the text stays to be fixed, marked
+    # aria-invalid with the reason under it; Escape shows the level again.
     rev = server.rev()
     type_into(page, green, "abc")
-    page.wait(lambda: green.get_attribute("value") == "0.400",
-              what=lambda: f'green field restored to "0.400" (now {green.get_attribute("value")!r})')
+    page.wait(lambda: green.get_attribute("aria-invalid") == "true", what="the green field marked invalid")
+    error = page.find("#" + green.get_attribute("aria-describedby"))
+    assert "not a number" in error.text
     time.sleep(0.3)  # settle: anything sent would have been committed by now
     assert server.rev() == rev, "text that is not a number changed the room"
     assert server.state("color")["green"] == pytest.approx(0.4)
-    assert green.get_attribute("value") == "0.400"
+    green.send_keys(Keys.ESCAPE)
+    page.wait(lambda: green.get_attribute("value") == "0.400",
+              what=lambda: f'green field restored to "0.400" (now {green.get_attribute("value")!r})')
+    assert green.get_attribute("aria-invalid") is None and not error.is_displayed()
     page.wait_now("color", "green", 0.4)
 
     # A hex sets the whole colour (case-insensitive).

@@ -27,15 +27,17 @@ def test_undo_button_and_ctrl_z_revert_my_last_step_and_the_other_window_sees_it
 
     undo = ann.find('button[data-action="undo"]')
     redo = ann.find('button[data-action="redo"]')
-    assert undo.get_attribute("title") == "Undo (Ctrl+Z)"
-    assert redo.get_attribute("title") == "Redo (Ctrl+Shift+Z)"
-    ann.wait(lambda: undo.is_enabled(), what="Undo enabled once connected")
+    # Nothing to undo yet: both disabled, and their titles say so.
+    assert undo.get_attribute("title") == "Nothing to undo (Ctrl+Z)"
+    assert redo.get_attribute("title") == "Nothing to redo (Ctrl+Shift+Z)"
+    assert not undo.is_enabled() and not redo.is_enabled()
     ann.screenshot("undo-header.png", ann.find(".topbar"))
 
     # Larger on Circle size, then Undo: back to 60 pt, in both windows.
     ann.scroll_to(ann.in_section("size", 'button[data-step="1"]')).click()
     server.wait_state("size", lambda s: s["value"] == 80, what="size 80")
     ben.wait_now("size", "index", 80)
+    ann.wait(lambda: undo.is_enabled(), what="Undo enabled after an edit")
     ann.scroll_to(undo).click()
     server.wait_state("size", lambda s: s["value"] == 60, what="size back to 60")
     ann.wait_now("size", "index", 60)
@@ -60,6 +62,7 @@ def test_undo_button_and_ctrl_z_revert_my_last_step_and_the_other_window_sees_it
     # Undoing twice more takes back the step and nothing else; Redo brings the step back.
     chord(ann, Keys.CONTROL, key="z")
     server.wait_state("gain", lambda s: s["value"] == pytest.approx(0.5), what="gain 0.5 again")
+    ann.wait(lambda: redo.is_enabled(), what="Redo enabled after an undo")
     ann.scroll_to(redo).click()
     server.wait_state("gain", lambda s: s["value"] == pytest.approx(0.51), what="gain redone by the button")
     ben.wait_now("gain", "value", 0.51)
