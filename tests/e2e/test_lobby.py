@@ -52,7 +52,11 @@ def test_creating_a_room_from_the_form_lists_it_and_its_link_opens_the_room(brow
     assert page.find('#rooms li[data-room="synth"] .room-name').text == "Synth tuning"
     page.screenshot("lobby-phone.png")
     page.scroll_to(page.find('#rooms li[data-room="synth"] a')).click()
+    # This browser has no name yet: the room page asks for one first.
+    page.wait(lambda: page.find("dialog.name-dialog").get_attribute("open") is not None, what="the name dialog")
+    page.find("#name-input").send_keys("Lou" + Keys.ENTER)
     page.wait_open(timeout=15)
+    assert "Lou" in page.presence()[page.my_client_id()]["text"]
     assert page.find("#room-id").text == "synth"
     assert page.exists(page.section_css("cutoff"))
 
