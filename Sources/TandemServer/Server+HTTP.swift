@@ -149,7 +149,7 @@ extension Server {
             if let refusal = authorizeAPI(exchange, Array(parts.dropFirst())) { return refusal }
             return api(exchange, Array(parts.dropFirst()))
         case (.get, _):
-            if let file = StaticFiles(root: config.webRoot).file(for: pagePath(exchange)) {
+            if let file = page(exchange) {
                 return .file(file, contentType: StaticFiles.contentType(for: file.path))
             }
             return .text(404, "not found\n")

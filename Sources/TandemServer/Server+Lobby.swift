@@ -31,8 +31,13 @@ extension Server {
     /// The web root's file for a GET: `/` without `?room=` is the lobby
     /// (`web/lobby.html`); `/?room=ID` (every link made before the lobby, with
     /// or without `token=` and `name=`) stays the room page, `web/index.html`.
-    func pagePath(_ exchange: HTTPExchange) -> String {
-        guard exchange.path == "/", (exchange.query["room"] ?? "").isEmpty else { return exchange.path }
-        return "/lobby.html"
+    /// A web root without a lobby.html (`--web` with a client of one's own)
+    /// keeps serving its index.html for `/`.
+    func page(_ exchange: HTTPExchange) -> StaticFile? {
+        let files = StaticFiles(root: config.webRoot)
+        if exchange.path == "/", (exchange.query["room"] ?? "").isEmpty, let lobby = files.file(for: "/lobby.html") {
+            return lobby
+        }
+        return files.file(for: exchange.path)
     }
 }

@@ -10,11 +10,14 @@ from helpers import ROOT, find_change, has_change, raw_http_get
 # -- reads (one server for these)
 
 
-def test_get_root_serves_web_index_html_as_text_html(readonly_server):
-    response = readonly_server.get("/")
+def test_get_root_serves_the_lobby_and_with_a_room_web_index_html_as_text_html(readonly_server):
+    response = readonly_server.get("/?room=demo")
     assert response.status == 200
     assert response.header("content-type").startswith("text/html")
     assert response.body == (ROOT / "web" / "index.html").read_bytes()
+    lobby = readonly_server.get("/")
+    assert lobby.status == 200 and lobby.header("content-type").startswith("text/html")
+    assert lobby.body == (ROOT / "web" / "lobby.html").read_bytes()
 
 
 def test_get_healthz_is_200_ok(readonly_server):

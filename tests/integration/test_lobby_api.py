@@ -88,3 +88,12 @@ def test_slash_is_the_lobby_and_every_room_link_the_room_page(server):
         page = server.get(path)
         assert page.status == 200 and 'src="js/app.js"' in page.text, path
     assert 'src="js/lobby.js"' in server.get("/lobby.html").text
+
+
+def test_a_web_root_without_a_lobby_keeps_serving_its_index_for_slash(start_server, tmp_path):
+    root = tmp_path / "web"
+    root.mkdir()
+    (root / "index.html").write_text("<!doctype html><title>mine</title>\n")
+    server = start_server("--web", str(root))
+    assert server.get("/").text == "<!doctype html><title>mine</title>\n"
+    assert server.get("/?room=demo").status == 200
