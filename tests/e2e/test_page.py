@@ -39,16 +39,30 @@ def test_the_page_asks_for_a_name_once_and_keeps_it(browser, server):
     # …and ?name= still wins over it.
     page.driver.get(f"{server.http}/?room=demo&name=Bea")
     page.wait_open()
-    assert "Bea" in page.presence()[page.my_client_id()]["text"]
+    bea = page.my_client_id()
+    assert "Bea" in page.presence()[bea]["text"]
+    # The pencil on my own entry changes the name: the page rejoins with it and keeps it.
+    page.find("#presence li.me .peer-rename").click()
+    field = page.find("#name-input")
+    page.wait(lambda: field.is_displayed(), what="the rename dialog")
+    assert field.get_attribute("value") == "Bea"
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys("Cleo" + Keys.ENTER)
+    page.wait(lambda: page.my_client_id() != bea and "Cleo" in page.presence()[page.my_client_id()]["text"],
+              what="rejoined as Cleo")
+    assert page.driver.execute_script("return localStorage.getItem('tandem.name');") == "Cleo"
+    assert "name=" not in page.driver.current_url
 
 
 def test_share_copies_the_room_link_without_a_token_unless_asked(browser, server):
     page = browser("Ann")
+    page.set_viewport(390, 844, mobile=True)
     page.find("#share").click()
     field = page.find("#share-link")
     page.wait(lambda: field.is_displayed(), what="the share dialog")
     assert field.get_attribute("value") == f"{server.http}/?room=demo"
     assert not page.find(".share-access").is_displayed()  # no token here: nothing to include
+    page.screenshot("share-390.png")
     page.find(".share-dialog .button-primary").click()
     done = page.find(".share-done")
     page.wait(lambda: done.text in ("Copied", "Select the link and copy it (Ctrl+C)"), what="the copy's answer")

@@ -8,7 +8,7 @@ import { CLOSE_UNAUTHORIZED, TOKEN_KEY, closeNotice, expiryText, refreshURL, rol
 import { Connection, roomURL } from "./connection.js";
 import { h, setAttr, setText, svg } from "./dom.js";
 import { RoomModel } from "./protocol.js";
-import { renderPresence } from "./presence.js";
+import { renderPresence, setRenameHandler } from "./presence.js";
 import { setupHistory } from "./history.js";
 import { askName, knownName } from "./name.js";
 import { setupShare } from "./share.js";
@@ -343,6 +343,16 @@ window.tandem = Object.freeze({ model, connection, access });
 window.addEventListener("pagehide", () => connection.stop());
 window.addEventListener("pageshow", (event) => { if (event.persisted) connection.restart(); });
 setupShare({ room, token: () => access.connectToken(), anchor: els.presence });
+// The pencil on my own name: a new name is kept and the page rejoins with it
+// (a name is fixed for a connection; the address's ?name= is dropped so that a reload keeps the new one).
+setRenameHandler(() => askName(model.title ?? room, { current: name, rename: true }).then((answer) => {
+  if (answer == null || answer === name) return;
+  name = answer;
+  const url = new URL(location.href);
+  url.searchParams.delete("name");
+  history.replaceState(history.state, "", url.href);
+  connection.socket?.close(1000);
+}));
 
 access.start();
 scheduleRender();

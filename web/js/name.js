@@ -34,25 +34,30 @@ export function knownName(params, claims) {
   return keptName() || null;
 }
 
-/** Shows the dialog; resolves with the name typed ("" for Guest). */
-export function askName(roomTitle = "") {
+/**
+ * Shows the dialog; resolves with the name typed ("" for Guest). With
+ * `rename` (a person changing their name) it starts from `current`, and
+ * Cancel or Escape resolve null: nothing changes.
+ */
+export function askName(roomTitle = "", { current = "", rename = false } = {}) {
   return new Promise((resolve) => {
     const input = h("input", { id: "name-input", name: "name", autocomplete: "nickname", maxlength: String(NAME_MAX),
       required: true, spellcheck: "false", placeholder: "Ann" });
+    input.value = current;
     const form = h("form", { method: "dialog", class: "name-form" },
-      h("h2", { id: "name-title" }, "What should others call you?"),
+      h("h2", { id: "name-title" }, rename ? "Change your name" : "What should others call you?"),
       h("p", { class: "hint" }, `Your name shows beside your changes${roomTitle ? ` in ${roomTitle}` : ""}. This browser keeps it for next time.`),
       h("label", { for: "name-input", class: "name-label" }, "Your name"),
       input,
       h("div", { class: "dialog-actions" },
-        h("button", { type: "button", class: "button-quiet", "data-choice": "guest" }, "Join as Guest"),
-        h("button", { type: "submit", class: "button-primary", "data-choice": "join" }, "Join")));
+        h("button", { type: "button", class: "button-quiet", "data-choice": "guest" }, rename ? "Cancel" : "Join as Guest"),
+        h("button", { type: "submit", class: "button-primary", "data-choice": "join" }, rename ? "Save" : "Join")));
     const dialog = h("dialog", { class: "name-dialog sheet", "aria-labelledby": "name-title" }, form);
     let answered = false;
     const finish = (name) => {
       if (answered) return;
       answered = true;
-      keepName(name);
+      if (name != null) keepName(name);
       dialog.close();
       dialog.remove();
       resolve(name);
@@ -67,14 +72,16 @@ export function askName(roomTitle = "") {
       }
       finish(name);
     });
-    form.querySelector('[data-choice="guest"]').addEventListener("click", () => finish(""));
-    // Escape is "not now": join as Guest rather than leave the page waiting.
+    const skip = rename ? null : "";
+    form.querySelector('[data-choice="guest"]').addEventListener("click", () => finish(skip));
+    // Escape is "not now": join as Guest rather than leave the page waiting (or, renaming, keep the name).
     dialog.addEventListener("cancel", (event) => {
       event.preventDefault();
-      finish("");
+      finish(skip);
     });
     document.body.append(dialog);
     dialog.showModal();
     input.focus();
+    input.select();
   });
 }

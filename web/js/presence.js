@@ -5,14 +5,15 @@
 // not fit and those the server does not list (past its presence limit). The
 // chip opens the full list.
 
-import { h, setText } from "./dom.js";
+import { h, setText, svg } from "./dom.js";
 
 /**
  * Which of the people fit on one line: indices into `widths` (pixel widths of
  * their entries, in list order), in order. All fit when their widths and the
  * gaps between them fit `available` and nobody is unlisted; otherwise the chip
  * (`chip` wide, after a gap) takes its place at the end and as many as fit
- * beside it are shown, `mustShow` (my own entry, or -1) first of all.
+ * beside it are shown, `mustShow` (my own entry, or -1) first of all and
+ * always (the page lets that entry shrink to fit).
  */
 export function fitOnOneLine(widths, available, { gap = 0, chip = 0, unlisted = 0, mustShow = -1 } = {}) {
   const all = widths.map((_, i) => i);
@@ -27,7 +28,11 @@ export function fitOnOneLine(widths, available, { gap = 0, chip = 0, unlisted = 
     shown.add(i);
     return true;
   };
-  if (mustShow >= 0 && mustShow < widths.length) take(mustShow);
+  // My own entry shows even when it alone is too wide (it shrinks, its name cut short).
+  if (mustShow >= 0 && mustShow < widths.length) {
+    room -= widths[mustShow] + gap;
+    shown.add(mustShow);
+  }
   for (const i of all) {
     if (i === mustShow) continue;
     if (!take(i)) break;
@@ -56,7 +61,25 @@ function peerItem(p) {
     h("span", { class: "peer-tag" }));
 }
 
-function drawPeer(li, p) {
+/** What the pencil on my own entry does (app.js: ask for a new name and reconnect with it). */
+let rename = null;
+export function setRenameHandler(fn) {
+  rename = fn;
+}
+
+/** The pencil on my own entry in the header, to change my name. */
+function renameButton() {
+  const button = h("button", { type: "button", class: "peer-rename", "aria-label": "Change your name", title: "Change your name" },
+    svg("svg", { viewBox: "0 0 16 16", width: "12", height: "12", "aria-hidden": "true" },
+      svg("path", { d: "M11 2.5l2.5 2.5L6 12.5H3.5V10z" })));
+  button.addEventListener("click", () => rename?.());
+  return button;
+}
+
+function drawPeer(li, p, header = false) {
+  const pencil = li.querySelector(".peer-rename");
+  if (header && p.me && rename && !pencil) li.append(renameButton());
+  else if (pencil && !(header && p.me)) pencil.remove();
   li.style.setProperty("--peer", p.color);
   li.classList.toggle("me", p.me);
   li.classList.toggle("away", p.away);
@@ -139,7 +162,7 @@ export function renderPresence(list, peers, present = null) {
     let li = items.get(p.client);
     if (!li) li = peerItem(p);
     items.delete(p.client);
-    drawPeer(li, p);
+    drawPeer(li, p, true);
     li.hidden = false;
     const expected = previous ? previous.nextSibling : list.firstChild;
     if (expected !== li) list.insertBefore(li, expected);

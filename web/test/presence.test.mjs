@@ -20,8 +20,9 @@ test("people the server does not list bring the chip even when the listed ones f
   assert.deepEqual(fitOnOneLine([50, 50], 400, { gap: 6, chip: 40, unlisted: 3 }), [0, 1]);
 });
 
-test("with no room at all, nobody but the chip", () => {
+test("with no room at all, nobody but the chip, and me", () => {
   assert.deepEqual(fitOnOneLine([100, 100], 60, { gap: 6, chip: 40 }), []);
+  assert.deepEqual(fitOnOneLine([100, 100], 60, { gap: 6, chip: 40, mustShow: 1 }), [1]);
 });
 
 test("the shown entries never overflow the line, for every width and count", () => {
@@ -31,7 +32,9 @@ test("the shown entries never overflow the line, for every width and count", () 
       const shown = fitOnOneLine(widths, available, { gap: 6, chip: 46, mustShow: n ? n - 1 : -1 });
       const all = shown.length === n;
       const used = shown.reduce((s, i) => s + widths[i] + 6, 0) + (all ? -6 : 46);
-      if (shown.length) assert.ok(used <= available, `n=${n} available=${available} used=${used}`);
+      const meAlone = shown.length === 1 && shown[0] === n - 1;
+      if (shown.length && !meAlone) assert.ok(used <= available, `n=${n} available=${available} used=${used}`);
+      if (n) assert.ok(shown.includes(n - 1), "me always shown");
       assert.deepEqual(shown, [...shown].sort((a, b) => a - b));
     }
   }
