@@ -28,8 +28,13 @@ extension Room {
         let targets = edit.controls.map { c in
             let control = schema.controls[c]
             var state = committed[c]
-            for change in edit.changes where change.control == c {
-                state = control.restoring(change.thumb, to: direction == .undo ? change.before : change.after, against: state)
+            // Twice: a range's thumbs can block each other (a redo of (0,1) →
+            // (2,3) meets upper 1 while placing lower at 2); once the other
+            // thumb is in place, the second pass lets the first reach its own.
+            for _ in 0..<2 {
+                for change in edit.changes where change.control == c {
+                    state = control.restoring(change.thumb, to: direction == .undo ? change.before : change.after, against: state)
+                }
             }
             return (c, state)
         }
