@@ -36,9 +36,15 @@ enum SQL: String, CaseIterable {
         INSERT INTO commits(room, revision, control, state, client, name, time)
         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)
         """
+    /// At least `?3` rows when there are that many, never half a revision: a
+    /// batch's rows all come in the page that reaches them, so a reader that
+    /// goes on from the last revision it saw misses none of them.
     case selectHistory = """
         SELECT revision, control, state, client, name, time FROM commits
-        WHERE room = ?1 AND revision > ?2 ORDER BY revision, control LIMIT ?3
+        WHERE room = ?1 AND revision > ?2 AND revision <= coalesce(
+            (SELECT revision FROM commits WHERE room = ?1 AND revision > ?2 ORDER BY revision LIMIT 1 OFFSET ?3 - 1),
+            9223372036854775807)
+        ORDER BY revision, control
         """
     /// Everything up to and including the `?2 + 1`-th newest revision.
     case pruneKeepingLast = """

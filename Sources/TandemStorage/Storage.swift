@@ -259,7 +259,9 @@ public final class Storage {
     }
 
     /// The room's logged commits with revision above `since`, oldest first,
-    /// at most `limit` (none for `limit <= 0`). Works for deleted rooms too.
+    /// `limit` of them (none for `limit <= 0`) plus the rest of the last one's
+    /// revision: a page never ends inside a batch, whose controls share a
+    /// revision. Works for deleted rooms too.
     public func history(room: String, since: Int, limit: Int) throws(StorageError) -> [StoredCommit] {
         guard limit > 0 else { return [] }
         let operation = "read history of room '\(room)'"

@@ -123,8 +123,11 @@ struct MigrationTests {
         let log = try storage.history(room: "demo", since: 1, limit: 100)
         #expect(log.map(\.revision) == [2, 2, 2])
         #expect(log.map(\.control) == ["blanks", "gain", "size"]) // by revision, then control
-        // `limit` counts rows: a batch may be cut by it, the next page goes on from its revision.
-        #expect(try storage.history(room: "demo", since: 0, limit: 2).map(\.revision) == [1, 2])
+        // A page never ends inside a revision: the next one goes on after it and misses nothing.
+        #expect(try storage.history(room: "demo", since: 0, limit: 2).map(\.revision) == [1, 2, 2, 2])
+        #expect(try storage.history(room: "demo", since: 0, limit: 1).map(\.revision) == [1])
+        #expect(try storage.history(room: "demo", since: 1, limit: 1).map(\.control) == ["blanks", "gain", "size"])
+        #expect(try storage.history(room: "demo", since: 2, limit: 1).isEmpty)
     }
 
     @Test("a later call reusing a revision already written is refused, and writes nothing")
