@@ -52,6 +52,16 @@ enum SQL: String, CaseIterable {
             SELECT revision FROM commits WHERE room = ?1 ORDER BY revision DESC LIMIT 1 OFFSET ?2)
         """
     case pruneBefore = "DELETE FROM commits WHERE room = ?1 AND time < ?2"
+
+    case selectPresets = "SELECT name, states, client, by_name, time FROM presets WHERE room = ?1 ORDER BY name"
+    case upsertPreset = """
+        INSERT INTO presets(room, name, states, client, by_name, time) VALUES(?1, ?2, ?3, ?4, ?5, ?6)
+        ON CONFLICT(room, name) DO UPDATE SET
+            states = excluded.states, client = excluded.client, by_name = excluded.by_name, time = excluded.time
+        """
+    case renamePreset = "UPDATE presets SET name = ?3 WHERE room = ?1 AND name = ?2"
+    case deletePreset = "DELETE FROM presets WHERE room = ?1 AND name = ?2"
+    case deletePresets = "DELETE FROM presets WHERE room = ?1"
 }
 
 /// The tables, created once in an empty file; `meta.schema_version` says which.

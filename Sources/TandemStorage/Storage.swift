@@ -102,12 +102,12 @@ public final class Storage {
         }
     }
 
-    /// Forgets the room's schema and committed states. Its commit log stays
-    /// (for `history` and audits) until `prune` removes it.
+    /// Forgets the room's schema, committed states and presets. Its commit log
+    /// stays (for `history` and audits) until `prune` removes it.
     public func deleteRoom(_ id: String) throws(StorageError) {
         let operation = "delete room '\(id)'"
         try transaction(operation) { () throws(StorageError) in
-            for sql in [SQL.deleteControls, .deleteRoom] {
+            for sql in [SQL.deleteControls, .deletePresets, .deleteRoom] {
                 try run(sql, operation) { s throws(StorageError) in
                     try bound(operation, s.bind(1, id))
                     _ = try step(s, operation)
@@ -429,6 +429,11 @@ public final class Storage {
         case SQLITE_DONE: return false
         case let rc: throw failure(operation, rc)
         }
+    }
+
+    /// The rows the last statement inserted, changed or deleted.
+    func changes() -> Int {
+        db.map { Int(sqlite3_changes($0)) } ?? 0
     }
 
     /// Checks the result codes of a statement's binds.
