@@ -66,7 +66,7 @@ struct MigrationTests {
             let path = folder + "/old.db"
             try Self.writeVersion1File(path)
             let storage = try Storage(path: path)
-            #expect(try rows(path, "SELECT value FROM meta WHERE key = 'schema_version'") == ["2"])
+            #expect(try sqliteRows(path, "SELECT value FROM meta WHERE key = 'schema_version'") == ["2"])
             let room = try #require(try storage.loadRoom("demo"))
             #expect(room.revision == 3)
             #expect(room.committed[RoomSchema.demo.index(of: "size")!] == .snap(index: 0, value: 20))
@@ -79,10 +79,10 @@ struct MigrationTests {
                 commit(3, "size", .snap(index: 0, value: 20), client: "c1", name: "Ann", time: 1_700_000_002_000),
             ])
             // The new tables are there, empty.
-            #expect(try rows(path, "SELECT count(*) FROM presets") == ["0"])
-            #expect(try rows(path, "SELECT count(*) FROM snapshots") == ["0"])
+            #expect(try sqliteRows(path, "SELECT count(*) FROM presets") == ["0"])
+            #expect(try sqliteRows(path, "SELECT count(*) FROM snapshots") == ["0"])
             // The log's key now lets one revision hold several controls.
-            #expect(try rows(path, "SELECT name FROM pragma_table_info('commits') WHERE pk > 0 ORDER BY pk")
+            #expect(try sqliteRows(path, "SELECT name FROM pragma_table_info('commits') WHERE pk > 0 ORDER BY pk")
                 == ["room", "revision", "control"])
             #expect(try storage.integrityCheck() == "ok")
         }
@@ -99,7 +99,7 @@ struct MigrationTests {
                 storage.close()
             }
             let storage = try Storage(path: path)
-            #expect(try rows(path, "SELECT value FROM meta WHERE key = 'schema_version'") == ["2"])
+            #expect(try sqliteRows(path, "SELECT value FROM meta WHERE key = 'schema_version'") == ["2"])
             let log = try storage.history(room: "demo", since: 0, limit: 100)
             #expect(log.map(\.revision) == [1, 2, 3, 4, 4])
             #expect(try storage.loadRoom("demo")?.revision == 4)
@@ -170,22 +170,22 @@ struct MigrationTests {
         }
         #expect(try storage.history(room: "demo", since: 0, limit: 100).isEmpty)
     }
+}
 
-    /// The first column of every row of `sql`, as text, read through a connection of its own.
-    private func rows(_ path: String, _ sql: String) throws -> [String] {
-        var db: OpaquePointer?
-        guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw CocoaError(.fileReadUnknown) }
-        defer { sqlite3_close(db) }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
-            Issue.record("cannot prepare \(sql): \(String(cString: sqlite3_errmsg(db)))")
-            return []
-        }
-        defer { sqlite3_finalize(statement) }
-        var rows: [String] = []
-        while sqlite3_step(statement) == SQLITE_ROW {
-            rows.append(sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "NULL")
-        }
-        return rows
+/// The first column of every row of `sql`, as text, read through a connection of its own.
+func sqliteRows(_ path: String, _ sql: String) throws -> [String] {
+    var db: OpaquePointer?
+    guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw CocoaError(.fileReadUnknown) }
+    defer { sqlite3_close(db) }
+    var statement: OpaquePointer?
+    guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
+        Issue.record("cannot prepare \(sql): \(String(cString: sqlite3_errmsg(db)))")
+        return []
     }
+    defer { sqlite3_finalize(statement) }
+    var rows: [String] = []
+    while sqlite3_step(statement) == SQLITE_ROW {
+        rows.append(sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "NULL")
+    }
+    return rows
 }
