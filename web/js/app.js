@@ -9,6 +9,7 @@ import { Connection, roomURL } from "./connection.js";
 import { h, setAttr, setText, svg } from "./dom.js";
 import { RoomModel } from "./protocol.js";
 import { renderPresence } from "./presence.js";
+import { PresetsPanel } from "./presets.js";
 import { historyShortcut } from "./shortcuts.js";
 import { renderStatus } from "./status.js";
 import { createColor } from "./controls/color.js";
@@ -119,6 +120,7 @@ const connection = new Connection(() => roomURL(location, room, name, access.con
   },
 });
 const actions = new Actions(model, connection, scheduleRender);
+const presets = new PresetsPanel({ model, connection, changed: scheduleRender });
 access.sendAuth = (token) => {
   if (!connection.isOpen) return null;
   const seq = model.nextSeq();
@@ -166,7 +168,11 @@ function handleMessage(msg) {
       access.acked(model.ack);
       for (const seq of historySent.keys()) if (seq <= model.ack) historySent.delete(seq);
       break;
+    case "presets":
+      presets.apply(msg);
+      break;
     case "reject": {
+      if (presets.rejected(msg)) break;
       if (access.rejected(msg)) {
         console.warn("tandem: a fresh token was refused", msg);
         break;
@@ -332,6 +338,7 @@ function render() {
     if (state) view.update(state, model.ghostsOf(id));
   }
   renderPresence(els.presence, model.peerList(), model.present);
+  presets.render(closed);
   for (const button of els.history) {
     button.disabled = !actions.canAct;
     button.title = model.readOnly ? "Read only: your link does not allow changes" : button.dataset.title;
