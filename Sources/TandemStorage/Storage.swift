@@ -10,8 +10,10 @@ import TandemWire
 /// Tables: `rooms(id, schema, revision)` (the schema as a room file, see
 /// `SchemaCodec`), `controls(room, id, state, revision)` (each control's
 /// committed state as wire JSON, see `StateCodec`), `commits(room, revision,
-/// control, state, client, name, time)` (the log, one row per revision) and
-/// `meta(key, value)` (`schema_version`). The file is in WAL mode with
+/// control, state, client, name, time)` (the log, one row per control and
+/// revision: a batch logs several under one), `presets(room, name, states,
+/// client, by_name, time)` (Storage+Presets.swift), `snapshots` (the
+/// timeline) and `meta(key, value)` (`schema_version`). The file is in WAL mode with
 /// `synchronous` set by `Durability`; every write is one transaction.
 ///
 /// Not `Sendable`: one `Storage` belongs to one thread, the server's event
