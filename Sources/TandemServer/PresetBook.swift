@@ -7,10 +7,18 @@ import TandemWire
 /// made here (`Server+Presets.swift`), so the book never holds what a
 /// restart would forget.
 struct PresetBook {
-    private(set) var byName: [String: Preset] = [:]
+    private(set) var byName: [String: Preset] = [:] {
+        didSet { frame = PresetMessages.frame(sorted) }
+    }
+    /// The `presets` frame of this list, encoded once per change and shared
+    /// by every member it goes to (a list can be large: 100 presets of a big room).
+    private(set) var frame: [UInt8]
 
     init(_ presets: [Preset] = []) {
+        var byName: [String: Preset] = [:]
         for preset in presets { byName[preset.name] = preset }
+        self.byName = byName
+        frame = PresetMessages.frame(byName.values.sorted { $0.name < $1.name })
     }
 
     /// Every preset, sorted by name (as the `presets` frame lists them).

@@ -32,7 +32,7 @@ extension Server {
 
     /// The `presets` frame of room `id`, or `nil` when its presets cannot be read.
     func presetsFrame(_ id: String) -> [UInt8]? {
-        presetBook(id).map { PresetMessages.frame($0.sorted) }
+        presetBook(id)?.frame
     }
 
     /// Sends the room's new list to every member, from each one's next writable

@@ -42,4 +42,16 @@ struct PresetBookTests {
         book.delete("Cold")
         #expect(book.sorted.map(\.name) == ["Warmer"])
     }
+
+    @Test("the encoded presets frame follows every change")
+    func frameFollows() {
+        var book = PresetBook([Self.preset("Warm")])
+        #expect(book.frame == PresetMessages.frame([Self.preset("Warm")]))
+        book.save(Self.preset("Cold"))
+        book.rename("Warm", to: "Hot")
+        #expect(book.frame == PresetMessages.frame(book.sorted))
+        book.delete("Cold")
+        book.delete("Hot")
+        #expect(String(decoding: book.frame, as: UTF8.self) == #"{"type":"presets","presets":[]}"#)
+    }
 }
