@@ -168,7 +168,7 @@ export class PresetsPanel {
     this.changed = changed;
     /** The list from the server, sorted; null before the first `presets` frame. */
     this.presets = null;
-    /** seq -> {action, name, to, rev}: sent, waiting for the ack or a reject. */
+    /** seq -> {action, name, to, rev, client}: sent on the connection `client`, waiting for the ack or a reject. */
     this.pending = new Map();
     /** Rows' state that survives a new list: names whose changes are open, the row being renamed or confirmed. */
     this.open = new Set();
@@ -213,7 +213,7 @@ export class PresetsPanel {
     const msg = { type: "preset", seq, action, name };
     if (to !== undefined) msg.to = to;
     if (!this.connection.send(msg)) return null;
-    this.pending.set(seq, { action, name, to, rev: this.model.rev });
+    this.pending.set(seq, { action, name, to, rev: this.model.rev, client: this.model.client });
     this.changed();
     return seq;
   }
@@ -221,6 +221,11 @@ export class PresetsPanel {
   /** Requests the ack covers that were not refused: done. */
   settle() {
     for (const [seq, request] of this.pending) {
+      // Sent on a connection since lost: its fate is unknown, and the new one's acks say nothing of it.
+      if (request.client !== this.model.client) {
+        this.pending.delete(seq);
+        continue;
+      }
       if (seq > this.model.ack) continue;
       this.pending.delete(seq);
       this.say(doneText(request, this.model.rev !== request.rev), false);
