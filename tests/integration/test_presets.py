@@ -4,6 +4,7 @@ recalled as ONE commit at ONE revision, over WebSocket and the HTTP API."""
 from __future__ import annotations
 
 import json
+import signal
 import time
 import urllib.parse
 
@@ -359,3 +360,25 @@ def test_presets_work_in_memory(server, connect):
     ann.expect_ack(ann.set("gain", 0.9))
     ann.expect_ack(preset_message(ann, "recall", "Warm"))
     assert states(server)[0]["gain"] == {"value": 0.5}
+
+
+def test_a_recall_acknowledged_is_written_even_if_the_server_is_killed_right_after(start_server, tandem_binary, open_ws, tmp_path):
+    from helpers import Client, TandemServer
+
+    data = str(tmp_path / "tandem.db")
+    first = TandemServer(tandem_binary, ["--data", data])  # killed, so not start_server's clean-exit check
+    try:
+        ann = Client(open_ws(first.ws_url(name="Ann")))
+        tune(ann)
+        ann.expect_ack(preset_message(ann, "save", "Warm"))
+        saved, _ = states(first)
+        for send in (lambda: ann.step("size", -4), lambda: ann.set("gain", 0.1), lambda: ann.set("color", "#000000")):
+            ann.expect_ack(send())
+        ann.expect_ack(preset_message(ann, "recall", "Warm"))
+    finally:
+        first.send_signal(signal.SIGKILL)
+        assert first.wait_exit(5) is not None
+    second = start_server("--data", data)
+    now, _ = states(second)
+    assert {k: now[k] for k in SETTABLE} == {k: saved[k] for k in SETTABLE}, "an acknowledged recall survives a crash"
+    assert names(second.get("/api/rooms/demo/presets").json()["presets"]) == ["Warm"], "an acknowledged save too"
