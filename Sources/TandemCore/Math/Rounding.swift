@@ -33,3 +33,42 @@ func saturatingInt(_ x: Double) -> Int {
     if x <= -9.0e18 { return Int.min }
     return Int(x)
 }
+
+/// `10^k` as the nearest double (what the literal `1eK` means), for k in
+/// -400...400; 0 and +∞ beyond the range of doubles. Read from a table built
+/// once by parsing, so that no power is off by the rounding of a product.
+func powerOfTen(_ k: Int) -> Double {
+    if k < -400 { return 0 }
+    if k > 400 { return .infinity }
+    return powersOfTen[k + 400]
+}
+
+private let powersOfTen: [Double] = (-400...400).map { Double("1e\($0)") ?? 0 }
+
+/// `x` rounded to `digits` significant digits, half away from zero.
+///
+/// With `e` the decimal exponent of |x| (`10^e ≤ |x| < 10^(e+1)`, decided by
+/// comparing with `powerOfTen`, never by a logarithm alone) and
+/// `k = digits - 1 - e`: `round(x * 10^k) / 10^k` when `k ≥ 0`,
+/// `round(x / 10^-k) * 10^-k` otherwise, where `round` is `roundHalfAway` and
+/// `10^k` is `powerOfTen(k)`. Dividing by an exact power (rather than
+/// multiplying by an inexact 10^-k) lands on the shortest decimal: 123 / 1e4 is
+/// 0.0123. 0, NaN, infinities and numbers too small for the scale to exist are returned as they are.
+public func roundSignificant(_ x: Double, digits: Int) -> Double {
+    guard x.isFinite, x != 0, digits > 0 else { return x }
+    let a = abs(x)
+    var e = Int((Elementary.log(a) / Elementary.ln10).rounded(.down))
+    while e > -400 && a < powerOfTen(e) { e -= 1 }
+    while e < 400 && a >= powerOfTen(e + 1) { e += 1 }
+    let k = digits - 1 - e
+    let rounded: Double
+    if k >= 0 {
+        let p = powerOfTen(k)
+        guard p.isFinite else { return x }
+        rounded = roundHalfAway(a * p) / p
+    } else {
+        rounded = roundHalfAway(a / powerOfTen(-k)) * powerOfTen(-k)
+    }
+    guard rounded.isFinite else { return x }
+    return x < 0 ? -rounded : rounded
+}
