@@ -107,7 +107,6 @@ struct ControlValidator {
 
     private func snap() throws(SchemaError) -> (ControlKind, ControlState) {
         try only(allowed: ["values", "layout", "unit", "labels"], type: "snap")
-        if raw.scaleName != nil { throw fail("scale", .notAllowed(type: "snap")) }
         guard let values = raw.values else { throw fail("values", .missing) }
         guard !values.isEmpty else { throw fail("values", .empty) }
         guard values.count <= caps.snapValues else { throw fail("values", .tooMany(caps.snapValues)) }
