@@ -71,6 +71,8 @@ struct KindSchemaTests {
         refused(ControlDefinition(id: "f", type: "slider", min: 0, max: 10, scaleName: "log"), "min", .conflicts("must be above 0 on a log scale"))
         refused(ControlDefinition(id: "f", type: "slider", min: -5, max: 10, scaleName: "log"), "min", .conflicts("must be above 0 on a log scale"))
         refused(ControlDefinition(id: "f", type: "slider", min: 10, max: 10, scaleName: "log"), "max", .badBounds)
+        refused(ControlDefinition(id: "f", type: "slider", min: 1e-300, max: 1e300, scaleName: "log"), "max",
+                .conflicts("must be at most about 1e308 times min on a log scale"))
         refused(ControlDefinition(id: "f", type: "slider", min: 1, max: 10, step: 1, scaleName: "log"), "step", .conflicts("a log slider has no step; use digits"))
         refused(ControlDefinition(id: "f", type: "slider", min: 1, max: 10, scaleName: "cubic"), "scale", .unknownOption("cubic", allowed: ["linear", "log"]))
         refused(ControlDefinition(id: "f", type: "slider", min: 1, max: 10, scale: [1, 10]), "scale", .wrongType(expected: "\"linear\" or \"log\""))

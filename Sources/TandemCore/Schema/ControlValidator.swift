@@ -85,6 +85,7 @@ struct ControlValidator {
         switch scale {
         case .log:
             guard min > 0 else { throw fail(prefix + "min", .conflicts("must be above 0 on a log scale")) }
+            guard (max / min).isFinite else { throw fail(prefix + "max", .conflicts("must be at most about 1e308 times min on a log scale")) }
             guard axis.step == nil else { throw fail(prefix + "step", .conflicts("a log slider has no step; use digits")) }
             return SliderMath(min: min, max: max, scale: .log, digits: digits ?? SliderMath.defaultLogDigits)
         case .linear:
