@@ -84,7 +84,7 @@ struct KindVectorTests {
         for (n, c) in try KindVectorFile.cases("xyStep").enumerated() {
             let control = try KindVectorFile.pad(c)
             let by = try #require(c["by"] as? [Int])
-            let result = control.stepping(.xy, by: by[0], by[1], from: try KindVectorFile.xyState(c["state"]))
+            let result = control.stepping(.xy, by: by[0], byY: by[1], from: try KindVectorFile.xyState(c["state"]))
             #expect(KindVectorFile.close(result, try KindVectorFile.xyState(c["result"])), "case \(n): \(c) gave \(result)")
         }
     }

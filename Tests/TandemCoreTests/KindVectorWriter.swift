@@ -104,7 +104,7 @@ struct KindVectorWriter {
         groups.append(("xyStep", try steps.map { x, y, state, by in
             let control = try KindVectorFile.pad(["x": decode(x), "y": decode(y)])
             let s = ControlState.xy(x: state.0, y: state.1)
-            let r = control.stepping(.xy, by: by.0, by.1, from: s)
+            let r = control.stepping(.xy, by: by.0, byY: by.1, from: s)
             return obj(["x": obj(x), "y": obj(y), "state": xyJSON(s), "by": "[\(by.0),\(by.1)]", "result": xyJSON(r)])
         }))
 

@@ -120,8 +120,8 @@ extension Control {
     /// range thumb ± n (then its clamp), slider ± n steps (no step: n hundredths
     /// of the span; log: n hundredths of the track), colour channel ± n steps
     /// (no step: ± n/255), toggle flipped unless n is 0; an xy pad's x by `n`
-    /// and y by `ny` as sliders step. Never wraps. (A button's press is the room's business.)
-    public func stepping(_ thumb: Thumb, by n: Int, _ ny: Int = 0, from context: ControlState) -> ControlState {
+    /// and y by `byY` as sliders step. Never wraps. (A button's press is the room's business.)
+    public func stepping(_ thumb: Thumb, by n: Int, byY ny: Int = 0, from context: ControlState) -> ControlState {
         switch (kind, context) {
         case let (.slider(math), .slider(value)):
             return .slider(value: math.stepping(value, by: n))

@@ -82,7 +82,7 @@ extension Room {
             let s = slot(c, thumb)!
             try requireFree(s, control)
             let before = committed[c]
-            if commit(c, control.stepping(thumb, by: nx, ny, from: before), by: client, into: &effects) {
+            if commit(c, control.stepping(thumb, by: nx, byY: ny, from: before), by: client, into: &effects) {
                 record(c, [thumb], from: before, to: committed[c], by: client)
             }
         case .undo, .redo, .batch:
