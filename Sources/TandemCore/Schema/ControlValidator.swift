@@ -216,19 +216,22 @@ struct ControlValidator {
 
     private func xy() throws(SchemaError) -> (ControlKind, ControlState) {
         try only(allowed: ["x", "y"], type: "xy")
-        guard let x = raw.x else { throw fail("x", .missing) }
-        guard let y = raw.y else { throw fail("y", .missing) }
-        let spec = XYSpec(x: try axis(x, "x"), y: try axis(y, "y"))
+        guard let xAxis = raw.x else { throw fail("x", .missing) }
+        guard let yAxis = raw.y else { throw fail("y", .missing) }
+        let spec = XYSpec(x: try axis(xAxis, "x"), y: try axis(yAxis, "y"))
         try stateFields(allowed: ["x", "y"])
-        var values = (spec.x.math.min, spec.y.math.min)
-        for (name, axis) in [("x", spec.x), ("y", spec.y)] {
-            guard let v = try stateNumber(name == "x" ? \.x : \.y, name) else { continue }
-            guard axis.math.isValid(v) else {
-                throw fail("state.\(name)", .invalidState("\(v) is not a value of axis \(name) (\(Self.describe(axis.math)))"))
-            }
-            if name == "x" { values.0 = v } else { values.1 = v }
+        let x = try axisState(\.x, "x", spec.x.math)
+        let y = try axisState(\.y, "y", spec.y.math)
+        return (.xy(spec), .xy(x: x, y: y))
+    }
+
+    /// A pad axis' starting value: `state.x` or `state.y` when given (and a value of the axis), else its min.
+    private func axisState(_ path: KeyPath<StateDefinition, Double?>, _ name: String, _ math: SliderMath) throws(SchemaError) -> Double {
+        guard let v = try stateNumber(path, name) else { return math.min }
+        guard math.isValid(v) else {
+            throw fail("state.\(name)", .invalidState("\(v) is not a value of axis \(name) (\(Self.describe(math)))"))
         }
-        return (.xy(spec), .xy(x: values.0, y: values.1))
+        return v
     }
 
     private func axis(_ raw: AxisDefinition, _ name: String) throws(SchemaError) -> Axis {
