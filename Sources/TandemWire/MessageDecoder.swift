@@ -21,16 +21,20 @@ import TandemCore
 ///    room's check (`unknown_thumb`).
 /// 6. By type:
 ///    - `drag`: `phase` one of `begin`, `move`, `end`, `cancel`, else
-///      `bad_message`. `dx` and `at` are optional; both present is
-///      `bad_message` ("give dx or at, not both"), either on `cancel` is
-///      `bad_message`; then one present that is not a number is `bad_value`
-///      (`null` too: that is what `JSON.stringify` makes of a NaN).
+///      `bad_message`. `dx`, `dy` (an xy pad's) and `at` are optional; `at`
+///      with `dx` or `dy` is `bad_message` ("give dx or at, not both"), any
+///      of them on `cancel` is `bad_message`; then a `dx` or `dy` that is not
+///      a number is `bad_value` (`null` too: that is what `JSON.stringify`
+///      makes of a NaN), an absent one of the two counting as 0; `at` must be
+///      a number or `[fx, fy]` (two numbers), else `bad_value`.
 ///    - `set`: `value` is required (`bad_message`); a number becomes
-///      `SetValue.number`, a string `.text`, anything else `.other` named by
-///      its JSON type (`boolean`, `null`, `array`, `object`), which the room
-///      refuses as `bad_value` where it does not fit.
-///    - `step`: `by` is required (`bad_message`) and must be a number
-///      (`bad_value`); it is passed on as is, and the room checks it is whole.
+///      `SetValue.number`, a string `.text`, a boolean `.flag`, an object of
+///      only numeric `x` and `y` `.point`, anything else `.other` named by
+///      its JSON type (`null`, `array`, `object`); the room refuses as
+///      `bad_value` what does not fit the control.
+///    - `step`: `by` is required (`bad_message`) and must be a number or
+///      `[nx, ny]` (`bad_value`); it is passed on as is, and the room checks
+///      it is whole and fits the control (a pair only for an xy pad).
 ///
 /// Keys a message does not use are ignored, so a newer client can add fields
 /// without breaking an older server. A repeated key counts once, its last

@@ -29,12 +29,12 @@ struct DecoderFuzzTests {
             #expect((1...MessageDecoder.maxSeq).contains(message.seq))
             switch message.operation {
             case let .drag(_, _, _, pointer):
-                if case let .dx(x)? = pointer { #expect(x.isFinite) }
-                if case let .at(x)? = pointer { #expect(x.isFinite) }
+                if case let .dx(x, dy)? = pointer { #expect(x.isFinite && dy.isFinite) }
+                if case let .at(x, y)? = pointer { #expect(x.isFinite && (y?.isFinite ?? true)) }
             case let .set(_, _, .number(x)):
                 #expect(x.isFinite)
-            case let .step(_, _, by):
-                #expect(by.isFinite)
+            case let .step(_, _, by, byY):
+                #expect(by.isFinite && (byY?.isFinite ?? true))
             default:
                 break
             }
