@@ -271,6 +271,75 @@ struct BatchTests {
     }
 }
 
+/// Batches over the v1.1 kinds: a synth room as a preset's recall meets it.
+@Suite("Batches of the v1.1 kinds")
+struct KindBatchTests {
+    static let synth: RoomSchema = {
+        do {
+            return try RoomSchema(validating: RoomDefinition(id: "synth", controls: [
+                ControlDefinition(id: "filter", type: "toggle"),
+                ControlDefinition(id: "pad", type: "xy", x: AxisDefinition(min: 0, max: 10, step: 1),
+                                  y: AxisDefinition(min: 0, max: 10, step: 1)),
+                ControlDefinition(id: "go", type: "button"),
+                ControlDefinition(id: "cutoff", type: "slider", min: 20, max: 20000, scaleName: "log"),
+            ]))
+        } catch {
+            fatalError("\(error)")
+        }
+    }()
+
+    private func driver() -> RoomDriver {
+        var d = RoomDriver(Self.synth, limits: RoomLimits(messagesPerSecond: 1e9, burst: 1e9))
+        d.join("ann"); d.join("ben")
+        return d
+    }
+
+    @Test("a batch sets toggles, both axes of a pad and log sliders as one revision, and leaves buttons alone")
+    func kindsInOneRevision() {
+        var d = driver()
+        _ = d.step("ben", "go", by: 1)
+        let presses = d.state("go")
+        let effects = d.send("ann", .batch(Batch(origin: "preset Bright", states: [
+            "filter": .toggle(on: true), "pad": .xy(x: 7, y: 3), "cutoff": .slider(value: 1250), "go": .button(presses: 0),
+        ])))
+        #expect(effects.rejects.isEmpty)
+        #expect(Set(effects.commits.map(\.control)) == ["filter", "pad", "cutoff"])
+        #expect(Set(effects.commits.map(\.revision)) == [d.room.revision])
+        #expect(d.state("go") == presses)
+        #expect(d.state("pad") == .xy(x: 7, y: 3))
+    }
+
+    @Test("a pad's off-grid state does not fit and is skipped; the rest is committed")
+    func padMisfit() {
+        var d = driver()
+        let effects = d.send("ann", .batch(Batch(origin: "x", states: ["pad": .xy(x: 7.5, y: 3), "filter": .toggle(on: true)])))
+        #expect(effects.commits.map(\.control) == ["filter"])
+    }
+
+    @Test("undo and redo of a batch bring a pad back on both axes and a toggle back, in one revision each")
+    func undoRedoKinds() {
+        var d = driver()
+        let initial = d.room.committed
+        _ = d.send("ann", .batch(Batch(origin: "p", states: ["filter": .toggle(on: true), "pad": .xy(x: 7, y: 3), "cutoff": .slider(value: 1250)])))
+        let recalled = d.room.committed
+        let undone = d.send("ann", .undo)
+        #expect(d.room.committed == initial)
+        #expect(Set(undone.commits.map(\.revision)).count == 1)
+        _ = d.send("ann", .redo)
+        #expect(d.room.committed == recalled)
+    }
+
+    @Test("a batch touching a pad someone drags is busy naming the holder")
+    func padHeld() {
+        var d = driver()
+        _ = d.begin("ben", "pad", nil)
+        let effects = d.send("ann", .batch(Batch(origin: "p", states: ["pad": .xy(x: 7, y: 3), "filter": .toggle(on: true)])))
+        #expect(effects.rejects.map(\.code) == [.busy])
+        #expect(effects.rejects.first?.holder == "ben")
+        #expect(d.state("filter") == .toggle(on: false))
+    }
+}
+
 extension RoomDriver {
     /// The updates waiting for `client`, taken.
     mutating func updatesOf(_ client: ClientID) -> [Update] {

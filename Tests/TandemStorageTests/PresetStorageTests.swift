@@ -111,4 +111,16 @@ struct PresetStorageTests {
         let error = #expect(throws: StorageError.self) { try storage.presets(room: "demo") }
         #expect(error?.description.contains("'Broken'") == true)
     }
+
+    @Test("the v1.1 kinds' states (toggle, xy pad, log slider) round-trip through a preset")
+    func kindsRoundTrip() throws {
+        let storage = try Storage(path: ":memory:")
+        let synth = Preset(name: "Bright", entries: [
+            .init(control: "filter", state: .toggle(on: true)),
+            .init(control: "pad", state: .xy(x: 0.25, y: 1250)),
+            .init(control: "cutoff", state: .slider(value: 1250)),
+        ], client: "c2", by: "Ben", time: 5)
+        try storage.savePreset(synth, room: "synth")
+        #expect(try storage.presets(room: "synth") == [synth])
+    }
 }
