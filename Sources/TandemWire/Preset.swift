@@ -71,9 +71,13 @@ public enum PresetName {
         if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" }) {
             return .failure(PresetNameProblem(message: "\(field) must not contain control characters or line breaks"))
         }
-        // The HTTP API names a preset in its path, where a slash would split it.
+        // The HTTP API names a preset in its path, where a slash would split it
+        // and "." or ".." would be taken for the current or parent folder.
         if trimmed.contains("/") {
             return .failure(PresetNameProblem(message: "\(field) must not contain / (a preset is named in URL paths)"))
+        }
+        if trimmed == "." || trimmed == ".." {
+            return .failure(PresetNameProblem(message: "\(field) must not be . or .. (a preset is named in URL paths)"))
         }
         return .success(trimmed)
     }

@@ -67,6 +67,8 @@ struct PresetMessageTests {
         ("a\nb", "name must not contain control characters or line breaks"),
         ("a\u{2028}b", "name must not contain control characters or line breaks"),
         ("Lead/Pad", "name must not contain / (a preset is named in URL paths)"),
+        ("..", "name must not be . or .. (a preset is named in URL paths)"),
+        (" . ", "name must not be . or .. (a preset is named in URL paths)"),
     ])
     func badNames(name: String, message: String) throws {
         let frame = JSON.object([JSONMember("type", "preset"), JSONMember("seq", 9), JSONMember("action", "save"), JSONMember("name", .string(name))])

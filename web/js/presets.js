@@ -38,6 +38,7 @@ export function cleanPresetName(raw) {
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) return { error: "No line breaks or control characters." };
   if (name.includes("/")) return { error: "A name cannot contain “/”." };
+  if (name === "." || name === "..") return { error: "A name cannot be “.” or “..”." };
   return { name };
 }
 

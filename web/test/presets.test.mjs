@@ -29,6 +29,8 @@ test("names are trimmed and kept as typed; empty, too long, control characters a
   assert.match(cleanPresetName("a\nb").error, /line breaks/);
   assert.match(cleanPresetName("a\u0007b").error, /control/);
   assert.match(cleanPresetName("Lead/Pad").error, /“\/”/);
+  assert.match(cleanPresetName(" .. ").error, /“\.\.”/);
+  assert.deepEqual(cleanPresetName("...and more"), { name: "...and more" });
 });
 
 test("the list is sorted by name as the server sorts it (code points: capitals first), malformed entries dropped", () => {
