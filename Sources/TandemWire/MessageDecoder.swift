@@ -59,6 +59,7 @@ public enum MessageDecoder {
             guard case let .string(token)? = fields.token else { return .refused(seq: seq, code: .badMessage, message: "token must be a string") }
             return .auth(seq: seq, token: token)
         }
+        if fields.type == .string("restore") { return decodeRestore(json, seq: seq) }
         switch fields.decode(seq: seq) {
         case let .success(message): return .message(message)
         case let .failure(refusal): return .refused(seq: seq, code: refusal.code, message: refusal.message)
