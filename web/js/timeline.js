@@ -35,6 +35,8 @@ export function timeAt(marks, rev) {
 /**
  * Up to `count` labels for the slider, evenly spread over the marks:
  * [{rev, at (0–1 along the track), text}]. Spans over 20 hours name the day.
+ * A label that would repeat the one before it, or sit within a fifth of the
+ * track of it, is left out (a burst of commits within one second).
  */
 export function timeLabels(summary, count = LABELS) {
   const marks = summary?.marks ?? [];
@@ -44,8 +46,10 @@ export function timeLabels(summary, count = LABELS) {
   const picked = [];
   for (let k = 0; k < count; k++) {
     const mark = marks[Math.round((k * (marks.length - 1)) / Math.max(1, count - 1))];
-    if (picked.length && picked[picked.length - 1].rev === mark.rev) continue;
-    picked.push({ rev: mark.rev, at: (mark.rev - summary.first) / span, text: clockTime(mark.time, { day }) });
+    const label = { rev: mark.rev, at: (mark.rev - summary.first) / span, text: clockTime(mark.time, { day }) };
+    const before = picked[picked.length - 1];
+    if (before && (before.text === label.text || label.at - before.at < 0.2)) continue;
+    picked.push(label);
   }
   return picked;
 }

@@ -29,6 +29,8 @@ test("labels: a few marks evenly spread, placed along the track, without repeats
   assert.ok(Math.abs(labels[3].at - 1) < 1e-9);
   assert.deepEqual(timeLabels({ first: 0, last: 1, marks: [{ rev: 1, time: T0 }] }, 4).map((l) => l.rev), [1]);
   assert.deepEqual(timeLabels({ first: 0, last: 0, marks: [] }), []);
+  const burst = Array.from({ length: 9 }, (_, k) => ({ rev: k + 1, time: T0 + k * 10 }));
+  assert.deepEqual(timeLabels({ first: 0, last: 9, marks: burst }).map((l) => l.text), ["14:02:31"], "one second: one label");
 });
 
 test("a refused restore says why: who holds a control, read only, or the server's message", () => {
