@@ -63,7 +63,9 @@ enum SQL: String, CaseIterable {
         SELECT revision, control, state FROM commits WHERE room = ?1 AND revision > ?2 AND revision <= ?3
         ORDER BY revision, control
         """
-    case logBounds = "SELECT min(revision), max(revision), count(DISTINCT revision) FROM commits WHERE room = ?1"
+    /// Two index seeks (a `min` and a `max` in one statement would scan the room's rows).
+    case oldestLogged = "SELECT revision FROM commits WHERE room = ?1 ORDER BY revision LIMIT 1"
+    case newestLogged = "SELECT revision FROM commits WHERE room = ?1 ORDER BY revision DESC LIMIT 1"
     /// Who made a revision and when: one of its rows (a batch's share both).
     case revisionRow = "SELECT time, name, client FROM commits WHERE room = ?1 AND revision = ?2 LIMIT 1"
     /// The first logged revision at or after `?2`, for the timeline's marks.

@@ -162,13 +162,16 @@ extension Storage {
     }
 
     private func logBounds(_ room: String, _ operation: String) throws(StorageError) -> LogBounds {
-        try run(.logBounds, operation) { s throws(StorageError) in
-            try bound(operation, s.bind(1, room))
-            guard try step(s, operation), sqlite3_column_type(s.handle, 0) != SQLITE_NULL else {
-                return LogBounds(min: nil, last: try newestSnapshot(room, atOrBefore: Int.max, operation)?.revision ?? 0, count: 0)
+        func seek(_ sql: SQL) throws(StorageError) -> Int? {
+            try run(sql, operation) { s throws(StorageError) in
+                try bound(operation, s.bind(1, room))
+                return try step(s, operation) ? s.int(0) : nil
             }
-            return LogBounds(min: s.int(0), last: s.int(1), count: s.int(2))
         }
+        guard let oldest = try seek(.oldestLogged), let newest = try seek(.newestLogged) else {
+            return LogBounds(min: nil, last: try newestSnapshot(room, atOrBefore: Int.max, operation)?.revision ?? 0)
+        }
+        return LogBounds(min: oldest, last: newest)
     }
 
     // MARK: writing (hooks of append and prune)
@@ -256,13 +259,16 @@ extension Storage {
     }
 }
 
-/// The oldest and newest logged revision of a room, and how many there are.
+/// The oldest and newest logged revision of a room.
 private struct LogBounds {
     /// `nil`: nothing logged.
     var min: Int?
     /// The newest revision the timeline knows (0 when none).
     var last: Int
-    var count: Int
+    /// The revisions the log spans: a revision's rows are all kept or all
+    /// pruned, and a room's revisions follow one another, so no count is
+    /// needed (counting would read every row of the room).
+    var count: Int { min.map { last - $0 + 1 } ?? 0 }
 }
 
 /// What `Storage.moment(room:at:)` found.
