@@ -9,7 +9,8 @@ import TandemCore
 ///    and a JSON object — else `bad_message` "expected a JSON object".
 /// 2. `type` must be `"drag"`, `"set"`, `"step"`, `"undo"`, `"redo"` or
 ///    `"auth"`, else `bad_message`. An `auth` needs a usable `seq` and a string
-///    `token` (else `bad_message`) and becomes `Inbound.auth`.
+///    `token` (else `bad_message`) and becomes `Inbound.auth`. A `restore`
+///    is read by `decodeRestore` (RestoreMessage.swift) into `Inbound.restore`.
 /// 3. `seq` must be a whole number from 1 to 2^53, else `bad_message` (a
 ///    fraction, a string, missing). Every refusal carries `seq` when it was
 ///    usable, and `nil` when it was not (or the frame could not be read).
