@@ -129,6 +129,8 @@ private func encode(_ message: ClientMessage) -> [UInt8] {
     var members = [JSONMember("seq", .number(Double(message.seq)))]
     func thumb(_ name: String?) -> [JSONMember] { name.map { [JSONMember("thumb", .string($0))] } ?? [] }
     switch message.operation {
+    case .batch:
+        fatalError("no frame decodes to a batch")
     case .undo:
         members.insert(JSONMember("type", .string("undo")), at: 0)
     case .redo:
