@@ -9,7 +9,8 @@ import TandemCore
 ///    and a JSON object — else `bad_message` "expected a JSON object".
 /// 2. `type` must be `"drag"`, `"set"`, `"step"`, `"undo"`, `"redo"` or
 ///    `"auth"`, else `bad_message`. An `auth` needs a usable `seq` and a string
-///    `token` (else `bad_message`) and becomes `Inbound.auth`.
+///    `token` (else `bad_message`) and becomes `Inbound.auth`. A `restore`
+///    is read by `decodeRestore` (RestoreMessage.swift) into `Inbound.restore`.
 /// 3. `seq` must be a whole number from 1 to 2^53, else `bad_message` (a
 ///    fraction, a string, missing). Every refusal carries `seq` when it was
 ///    usable, and `nil` when it was not (or the frame could not be read).
@@ -63,6 +64,7 @@ public enum MessageDecoder {
             guard case let .string(token)? = fields.token else { return .refused(seq: seq, code: .badMessage, message: "token must be a string") }
             return .auth(seq: seq, token: token)
         }
+        if fields.type == .string("restore") { return decodeRestore(json, seq: seq) }
         switch fields.decode(seq: seq) {
         case let .success(message): return .message(message)
         case let .failure(refusal): return .refused(seq: seq, code: refusal.code, message: refusal.message)

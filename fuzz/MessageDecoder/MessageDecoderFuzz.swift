@@ -69,6 +69,11 @@ private func checkDecoder(_ bytes: [UInt8]) {
         out.append(raw: "}")
         let again = MessageDecoder.decode(out.bytes)
         require(again == .auth(seq: seq, token: token), "auth \(seq) written back decodes as \(again)")
+    case let .restore(seq, revision):
+        require(seq >= 1 && seq <= MessageDecoder.maxSeq && revision >= 0 && revision <= MessageDecoder.maxSeq,
+                "decoded restore seq \(seq) rev \(revision)")
+        let again = MessageDecoder.decode(Array("{\"type\":\"restore\",\"seq\":\(seq),\"rev\":\(revision)}".utf8))
+        require(again == .restore(seq: seq, revision: revision), "restore \(seq) \(revision) written back decodes as \(again)")
     case let .refused(seq, code, text):
         require(code == .badMessage || code == .badValue, "the wire refused with \(code)")
         if let seq { require(seq >= 1 && seq <= MessageDecoder.maxSeq, "refusal carries seq \(seq)") }
@@ -91,8 +96,8 @@ private func checkSetBody(_ bytes: [UInt8]) {
             return
         }
         require(control == "gain", "a set body named control \(control)")
-    case .auth:
-        require(false, "a set body decoded as an auth message")
+    case .auth, .restore:
+        require(false, "a set body decoded as an auth or restore message")
     case let .refused(seq, code, _):
         require(seq == 7, "a set body's refusal has seq \(String(describing: seq))")
         require(code == .badMessage || code == .badValue, "a set body refused with \(code)")
@@ -124,6 +129,8 @@ private func encode(_ message: ClientMessage) -> [UInt8] {
     var members = [JSONMember("seq", .number(Double(message.seq)))]
     func thumb(_ name: String?) -> [JSONMember] { name.map { [JSONMember("thumb", .string($0))] } ?? [] }
     switch message.operation {
+    case .batch:
+        fatalError("no frame decodes to a batch")
     case .undo:
         members.insert(JSONMember("type", .string("undo")), at: 0)
     case .redo:
