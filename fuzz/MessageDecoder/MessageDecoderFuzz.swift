@@ -110,15 +110,18 @@ private func requireInRange(_ message: ClientMessage) {
     case let .drag(_, _, phase, pointer):
         if phase == .cancel { require(pointer == nil, "a cancel decoded with \(String(describing: pointer))") }
         switch pointer {
-        case let .dx(x)?, let .at(x)?: require(x.isFinite, "pointer \(x)")
+        case let .dx(x, dy)?: require(x.isFinite && dy.isFinite, "pointer \(x), \(dy)")
+        case let .at(x, y)?: require(x.isFinite && (y?.isFinite ?? true), "pointer \(x), \(String(describing: y))")
         case nil: break
         }
     case let .set(_, _, .number(x)):
         require(x.isFinite, "set value \(x)")
+    case let .set(_, _, .point(x, y)):
+        require((x?.isFinite ?? true) && (y?.isFinite ?? true), "set point \(String(describing: x)), \(String(describing: y))")
     case let .set(_, _, .other(type)):
-        require(["null", "boolean", "array", "object"].contains(type), "set value of JSON type \(type)")
-    case let .step(_, _, by):
-        require(by.isFinite, "step by \(by)")
+        require(["null", "array", "object"].contains(type), "set value of JSON type \(type)")
+    case let .step(_, _, by, byY):
+        require(by.isFinite && (byY?.isFinite ?? true), "step by \(by), \(String(describing: byY))")
     default:
         break
     }
@@ -139,8 +142,11 @@ private func encode(_ message: ClientMessage) -> [UInt8] {
         members.insert(JSONMember("type", .string("drag")), at: 0)
         members += [JSONMember("control", .string(control))] + thumb(name) + [JSONMember("phase", .string(phase.rawValue))]
         switch pointer {
-        case let .dx(x)?: members.append(JSONMember("dx", .number(x)))
-        case let .at(x)?: members.append(JSONMember("at", .number(x)))
+        case let .dx(x, dy)?:
+            members.append(JSONMember("dx", .number(x)))
+            if dy != 0 { members.append(JSONMember("dy", .number(dy))) }
+        case let .at(x, nil)?: members.append(JSONMember("at", .number(x)))
+        case let .at(x, y?)?: members.append(JSONMember("at", .array([.number(x), .number(y)])))
         case nil: break
         }
     case let .set(control, name, value):
@@ -149,18 +155,22 @@ private func encode(_ message: ClientMessage) -> [UInt8] {
         switch value {
         case let .number(x): members.append(JSONMember("value", .number(x)))
         case let .text(s): members.append(JSONMember("value", .string(s)))
+        case let .flag(b): members.append(JSONMember("value", .bool(b)))
+        case let .point(x, y):
+            let axes = [x.map { JSONMember("x", .number($0)) }, y.map { JSONMember("y", .number($0)) }].compactMap { $0 }
+            members.append(JSONMember("value", .object(axes)))
         case let .other(type):
             let sample: JSON = switch type {
             case "null": .null
-            case "boolean": .bool(true)
             case "array": .array([])
             default: .object([])
             }
             members.append(JSONMember("value", sample))
         }
-    case let .step(control, name, by):
+    case let .step(control, name, by, byY):
         members.insert(JSONMember("type", .string("step")), at: 0)
-        members += [JSONMember("control", .string(control))] + thumb(name) + [JSONMember("by", .number(by))]
+        let amount: JSON = byY.map { .array([.number(by), .number($0)]) } ?? .number(by)
+        members += [JSONMember("control", .string(control))] + thumb(name) + [JSONMember("by", amount)]
     }
     return JSON.object(members).bytes
 }
