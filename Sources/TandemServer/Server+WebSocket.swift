@@ -111,6 +111,9 @@ extension Server {
         case let .preset(seq, request):
             metrics.messagesIn["preset", default: 0] += 1
             effects = presetMessage(connection, in: host, seq: seq, request, at: now)
+        case let .restore(seq, revision):
+            metrics.messagesIn["restore", default: 0] += 1
+            effects = restore(connection, in: host, seq: seq, revision: revision, at: now)
         }
         dispatch(effects, in: host, arrival: now)
         return 0

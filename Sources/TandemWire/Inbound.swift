@@ -18,4 +18,8 @@ public enum Inbound: Sendable, Hashable {
     /// room's presets, so it handles them itself (docs/presets.md); a recall
     /// reaches the room as an `Operation.batch`.
     case preset(seq: Int, PresetRequest)
+    /// `{"type":"restore","seq":N,"rev":R}` (RestoreMessage.swift): the
+    /// server reads the states at `revision` from storage and applies them as
+    /// one `Operation.batch`, or refuses an unknown or pruned revision.
+    case restore(seq: Int, revision: Int)
 }

@@ -10,7 +10,8 @@ import TandemCore
 /// 2. `type` must be `"drag"`, `"set"`, `"step"`, `"undo"`, `"redo"` or
 ///    `"auth"`, else `bad_message`. An `auth` needs a usable `seq` and a string
 ///    `token` (else `bad_message`) and becomes `Inbound.auth`. A `preset` is
-///    decoded by `PresetMessages` into `Inbound.preset` (docs/presets.md).
+///    decoded by `PresetMessages` into `Inbound.preset` (docs/presets.md), a
+///    `restore` by `decodeRestore` (RestoreMessage.swift) into `Inbound.restore`.
 /// 3. `seq` must be a whole number from 1 to 2^53, else `bad_message` (a
 ///    fraction, a string, missing). Every refusal carries `seq` when it was
 ///    usable, and `nil` when it was not (or the frame could not be read).
@@ -65,6 +66,7 @@ public enum MessageDecoder {
             return .auth(seq: seq, token: token)
         }
         if fields.type == .string("preset") { return PresetMessages.decode(members, seq: seq) }
+        if fields.type == .string("restore") { return decodeRestore(json, seq: seq) }
         switch fields.decode(seq: seq) {
         case let .success(message): return .message(message)
         case let .failure(refusal): return .refused(seq: seq, code: refusal.code, message: refusal.message)

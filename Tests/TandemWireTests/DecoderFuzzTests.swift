@@ -17,6 +17,7 @@ struct DecoderFuzzTests {
         #"{"type":"step","seq":8,"control":"size","by":-1}"#,
         #"{"type":"auth","seq":9,"token":"a.b.c"}"#,
         #"{"type":"preset","seq":10,"action":"rename","name":" Warm ","to":"Wärmer"}"#,
+        #"{"type":"restore","seq":10,"rev":500}"#,
         #"{"type":"set","seq":9,"control":"n\u00e9\ud83d\ude00","value":[1,{"a":null}],"x":-1.5e-3}"#,
     ]
 
@@ -46,6 +47,9 @@ struct DecoderFuzzTests {
         case let .preset(seq, request):
             #expect((1...MessageDecoder.maxSeq).contains(seq))
             #expect(!request.name.isEmpty && request.name.count <= PresetName.maxLength)
+        case let .restore(seq, revision):
+            #expect((1...MessageDecoder.maxSeq).contains(seq))
+            #expect(revision >= 0)
         }
         // Whatever parses must also write back and parse to the same value.
         if let json = try? JSONParser.parse(bytes) {
