@@ -183,3 +183,23 @@ def test_a_viewer_sees_the_presets_but_no_button_that_writes(secret_file, browse
     vic.scroll_to(row.find_element("css selector", '[data-role="diff"]')).click()
     vic.wait(lambda: "0.90" in row.find_element("css selector", ".preset-diff").text, what="a viewer sees the changes")
     vic.screenshot("presets-viewer.png", panel(vic))
+
+
+@pytest.mark.tandem_data("file")
+def test_while_viewing_a_past_moment_presets_wait_for_live(browser, server):
+    server.put("gain", 0.3)
+    server.put("gain", 0.6)
+    ann = browser("Ann")
+    ann.wait(lambda: panel(ann).is_displayed(), what="the Presets panel")
+    save(ann, "Now")
+    ann.wait(lambda: listed(ann) == ["Now"], what="Now listed")
+    slider = ann.find("#timeline-slider")
+    ann.wait(lambda: slider.get_attribute("max") == "2", what="two revisions on the timeline")
+    ann.focus(slider)
+    ann.keys(Keys.ARROW_LEFT)
+    ann.wait_now("gain", "value", 0.3)
+    recall = ann.find('.preset[data-name="Now"] [data-role="recall"]')
+    ann.wait(lambda: not recall.is_enabled(), what="Recall disabled while viewing the past")
+    assert "past moment" in ann.find(".preset-save .preset-hint").text
+    ann.find(".timeline-banner button").click()  # Back to live
+    ann.wait(lambda: recall.is_enabled(), what="Recall enabled again once live")

@@ -121,7 +121,7 @@ const connection = new Connection(() => roomURL(location, room, name, access.con
   },
 });
 const actions = new Actions(model, connection, scheduleRender);
-const presets = new PresetsPanel({ model, connection, changed: scheduleRender });
+const presets = new PresetsPanel({ model, connection, changed: scheduleRender, paused: () => timeline.viewing });
 const timeline = createTimeline({ room, model, actions, connection, token: () => access.connectToken(), onChange: scheduleRender }, els.main);
 access.sendAuth = (token) => {
   if (!connection.isOpen) return null;

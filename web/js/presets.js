@@ -162,11 +162,14 @@ export class PresetsPanel {
    * @param {{send(msg: object): boolean, isOpen: boolean}} options.connection
    * @param {() => void} [options.changed]  schedules a render
    * @param {Element} [options.before]  the panel goes before this element (default: the page footer)
+   * @param {() => boolean} [options.paused]  true while the page shows a past moment (the timeline):
+   *   saving would store the live values, not the ones on screen, so nothing is sent meanwhile
    */
-  constructor({ model, connection, changed = () => {}, before = null }) {
+  constructor({ model, connection, changed = () => {}, before = null, paused = () => false }) {
     this.model = model;
     this.connection = connection;
     this.changed = changed;
+    this.paused = paused;
     /** The list from the server, sorted; null before the first `presets` frame. */
     this.presets = null;
     /** seq -> {action, name, to, rev, client}: sent on the connection `client`, waiting for the ack or a reject. */
@@ -209,7 +212,7 @@ export class PresetsPanel {
 
   /** Sends a preset message; returns its seq, or null when it could not be sent. */
   send(action, name, to = undefined) {
-    if (!this.connection.isOpen || this.model.readOnly) return null;
+    if (!this.connection.isOpen || this.model.readOnly || this.paused()) return null;
     const seq = this.model.nextSeq();
     const msg = { type: "preset", seq, action, name };
     if (to !== undefined) msg.to = to;
@@ -273,7 +276,9 @@ export class PresetsPanel {
     this.section.hidden = !shown;
     if (!shown) return;
     const readOnly = this.model.readOnly;
-    const canAct = this.connection.isOpen && !readOnly;
+    const paused = this.paused();
+    const canAct = this.connection.isOpen && !readOnly && !paused;
+    this.section.classList.toggle("paused", paused);
     this.section.classList.toggle("read-only", readOnly);
     this.form.hidden = readOnly;
     this.input.disabled = !this.connection.isOpen;
@@ -298,11 +303,13 @@ export class PresetsPanel {
     const typed = raw.trim() !== "";
     const existing = name != null ? this.presets?.find((p) => p.name === name) : undefined;
     setText(this.saveButton, existing ? "Replace" : "Save");
-    this.saveButton.disabled = !this.connection.isOpen || this.model.readOnly || !name;
+    const paused = this.paused();
+    this.saveButton.disabled = !this.connection.isOpen || this.model.readOnly || paused || !name;
     const invalid = typed && error != null;
     setAttr(this.input, "aria-invalid", invalid ? "true" : "false");
-    this.hint.classList.toggle("preset-hint-error", invalid);
-    setText(this.hint, invalid ? error
+    this.hint.classList.toggle("preset-hint-error", invalid && !paused);
+    setText(this.hint, paused ? "You are looking at a past moment: go back to live to save or recall a preset."
+      : invalid ? error
       : existing ? `Replaces “${existing.name}” (saved by ${existing.by || "someone"}).`
         : this.presets && this.presets.length >= 100 ? "This room keeps at most 100 presets: delete one first, or save over an existing name."
           : "");
