@@ -47,9 +47,14 @@ export function withDerived(control, state) {
   return s;
 }
 
-/** The thumb's wire fields: a snap's `index` carries its `value` along. */
+/** The thumb's wire fields: a snap's `index` carries its `value` along; an xy pad's one thumb is both axes. */
 function thumbFields(control, thumb) {
-  return control.type === "snap" ? ["index", "value"] : [thumb];
+  switch (control.type) {
+    case "snap": return ["index", "value"];
+    case "xy": return ["x", "y"];
+    case "button": return ["presses"];
+    default: return [thumb];
+  }
 }
 
 /** True when two wire states hold the same fields with the same values. */
