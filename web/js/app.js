@@ -17,6 +17,11 @@ import { createGauge } from "./controls/gauge.js";
 import { createRange } from "./controls/range.js";
 import { createSlider } from "./controls/slider.js";
 import { createSnap } from "./controls/snap.js";
+import { createButton } from "./controls/button.js";
+import { loadLastChanges, renderChanged, tickChanged } from "./controls/changed.js";
+import { groupCards } from "./controls/groups.js";
+import { createToggle } from "./controls/toggle.js";
+import { createXY } from "./controls/xy.js";
 
 const VIEWS = {
   slider: createSlider,
@@ -24,6 +29,9 @@ const VIEWS = {
   range: createRange,
   color: createColor,
   gauge: createGauge,
+  toggle: createToggle,
+  xy: createXY,
+  button: createButton,
 };
 
 const params = new URLSearchParams(location.search);
@@ -160,6 +168,7 @@ function handleMessage(msg) {
       access.welcomed();
       recovery = "none";
       buildViews();
+      loadLastChanges(model, room, access.connectToken(), scheduleRender);
       break;
     case "update":
       model.applyUpdate(msg, now);
@@ -215,7 +224,7 @@ function buildViews() {
   if (sections.length === 0) {
     sections.push(h("p", { class: "empty" }, "This room has no controls yet."));
   }
-  els.main.replaceChildren(...sections);
+  els.main.replaceChildren(...groupCards(sections));
   els.main.removeAttribute("aria-busy");
   readOnlyShown = null;
 }
@@ -331,6 +340,7 @@ function render() {
     const state = model.shown(id);
     if (state) view.update(state, model.ghostsOf(id));
   }
+  renderChanged(views, model, now);
   renderPresence(els.presence, model.peerList(), model.present);
   for (const button of els.history) {
     button.disabled = !actions.canAct;
@@ -365,4 +375,5 @@ function scheduleExpiry() {
 window.tandem = Object.freeze({ model, connection, access });
 access.start();
 connection.start();
+tickChanged(scheduleRender);
 scheduleRender();

@@ -77,6 +77,8 @@ export class RoomModel {
     this.seq = 0;
     /** Bumped on every change that may alter what is drawn. */
     this.version = 0;
+    /** control id -> {rev, by, name, at}: who last changed it and when (ms); kept across welcomes while the rev holds. */
+    this.lastChanges = new Map();
   }
 
   /** Forgets the room (not the peers or seq). */
@@ -217,7 +219,25 @@ export class RoomModel {
     }
     this.prune(now);
     for (const g of msg.gestures ?? []) this.applyGesture(g);
+    for (const [id, last] of this.lastChanges) {
+      if (this.controls.get(id)?.rev !== last.rev) this.lastChanges.delete(id);
+    }
     this.version += 1;
+  }
+
+  /** Records who changed a control at revision `rev` (from a change entry or the history), unless a later change is known. */
+  noteChange(controlId, { rev, by, name = null, at }) {
+    const known = this.lastChanges.get(controlId);
+    if (known && known.rev > rev) return;
+    this.lastChanges.set(controlId, { rev, by, name: name ?? this.peers.get(by)?.name ?? null, at });
+    this.version += 1;
+  }
+
+  /** Who last changed the control and when: {by, name, at, me}, or null when unknown. */
+  lastChange(controlId) {
+    const last = this.lastChanges.get(controlId);
+    if (!last) return null;
+    return { ...last, name: last.name ?? this.peers.get(last.by)?.name ?? null, me: last.by === this.client };
   }
 
   /** An `update`: changes, gestures, joined, left, ack. */
@@ -228,6 +248,7 @@ export class RoomModel {
       if (!c) continue;
       c.state = copyState(ch.state);
       if (typeof ch.rev === "number") c.rev = ch.rev;
+      if (ch.by != null) this.noteChange(ch.control, { rev: c.rev, by: ch.by, at: now });
     }
     for (const p of msg.joined ?? []) {
       this.peers.set(p.client, { client: p.client, name: p.name, color: p.color, away: false, leftAt: null });

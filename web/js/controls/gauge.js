@@ -3,7 +3,7 @@
 // tinted green → amber → red along the scale and label min, max and now.
 
 import { h, setAttr, setText, svg } from "../dom.js";
-import { formatPlain } from "../format.js";
+import { formatPlain, withUnit } from "../format.js";
 import { gaugeFraction } from "../math.js";
 import { makeCard } from "./card.js";
 
@@ -78,7 +78,7 @@ export function createGauge(control) {
     update(state) {
       const value = state.value;
       const f = Number.isFinite(state.fraction) ? state.fraction : gaugeFraction(value, min, max);
-      const text = formatPlain(value);
+      const text = withUnit(formatPlain(value), control.unit ?? "");
       setAttr(linear, "aria-valuemin", min);
       setAttr(linear, "aria-valuemax", max);
       setAttr(linear, "aria-valuenow", value);
