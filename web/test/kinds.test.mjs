@@ -210,3 +210,98 @@ for (const [name, check] of Object.entries(groups)) {
     for (const c of vectors[name]) check(c);
   });
 }
+
+// ---- what the cards show -------------------------------------------------------
+
+import { changedText, formatDigits, logTicks, shortNumber, snapText } from "../js/controls/values.js";
+import { changerName, loadLastChanges } from "../js/controls/changed.js";
+
+test("a log slider's ticks: the ends and the decades labelled, 2× and 5× bare", () => {
+  const ticks = logTicks(20, 20000);
+  assert.deepEqual(ticks.filter((t) => t.label).map((t) => t.label), ["20", "100", "1k", "10k", "20k"]);
+  assert.deepEqual(ticks.filter((t) => !t.label).map((t) => t.value), [50, 200, 500, 2000, 5000]);
+  close(ticks.find((t) => t.value === 1000).f, Math.log(50) / Math.log(1000));
+  // a decade crowding an end keeps its tick, not its label
+  assert.equal(logTicks(90, 20000).find((t) => t.value === 100).label, null);
+  assert.deepEqual(logTicks(5, 1), []);
+});
+
+test("values to their digits, short tick labels, snap labels", () => {
+  assert.equal(formatDigits(20000, 3), "20,000");
+  assert.equal(formatDigits(1072.3, 3), "1,070");
+  assert.equal(formatDigits(0.0012345, 2), "0.0012");
+  assert.equal(shortNumber(2500000), "2.5M");
+  const wave = { values: [0, 1, 2, 3], labels: ["sine", "square", "saw", "triangle"], unit: "x" };
+  assert.equal(snapText(wave, 2, "2"), "saw");
+  assert.equal(snapText({ values: [1, 2], unit: "pt" }, 1, "2"), "2 pt");
+});
+
+test("who last changed a card, and how long ago, in words", () => {
+  const t0 = 1_000_000;
+  assert.equal(changedText("Ann", t0, t0 + 3000), "Ann, just now");
+  assert.equal(changedText("Ann", t0, t0 + 42_000), "Ann, 42 s ago");
+  assert.equal(changedText("Ann", t0, t0 + 150_000), "Ann, 2 min ago");
+  assert.equal(changedText("Ann", t0, t0 + 3 * 3600_000), "Ann, 3 h ago");
+  assert.equal(changedText("Ann", t0, t0 + 86400_000), "Ann, yesterday");
+  assert.equal(changerName({ me: true, by: "c1", name: "Me" }), "you");
+  assert.equal(changerName({ me: false, by: "api", name: null }), "API");
+  assert.equal(changerName({ me: false, by: "c9", name: null }), "c9");
+});
+
+function synthModel() {
+  const model = new RoomModel();
+  model.applyWelcome({
+    type: "welcome", client: "c1", room: "synth", rev: 7,
+    controls: [{ ...cutoff, rev: 7 }, { type: "toggle", id: "filter", state: { on: false }, rev: 4 }, { type: "button", id: "go", state: { presses: 0 }, rev: 0 }],
+    peers: [{ client: "c1", name: "Me", color: "#000000" }, { client: "c2", name: "Ann", color: "#E91E63" }],
+  }, 0);
+  return model;
+}
+
+test("the room model remembers who made each control's last commit, by name, across a reconnect", () => {
+  const model = synthModel();
+  assert.equal(model.lastChange("cutoff"), null);
+  model.applyUpdate({ type: "update", rev: 8, changes: [{ control: "cutoff", state: { value: 2000 }, rev: 8, by: "c2" }] }, 5000);
+  assert.deepEqual(model.lastChange("cutoff"), { rev: 8, by: "c2", name: "Ann", at: 5000, me: false });
+  model.applyUpdate({ type: "update", rev: 9, changes: [{ control: "filter", state: { on: true }, rev: 9, by: "c1" }] }, 6000);
+  assert.equal(model.lastChange("filter").me, true);
+  // Ann leaves: her name stays on the card
+  model.applyUpdate({ type: "update", left: ["c2"] }, 7000);
+  model.prune(60_000);
+  assert.equal(model.lastChange("cutoff").name, "Ann");
+  // a reconnect keeps what still holds (same rev) and drops what changed meanwhile
+  model.applyWelcome({
+    type: "welcome", client: "c3", room: "synth", rev: 10,
+    controls: [{ ...cutoff, state: { value: 2000 }, rev: 8 }, { type: "toggle", id: "filter", state: { on: false }, rev: 10 }, { type: "button", id: "go", state: { presses: 0 }, rev: 0 }],
+    peers: [{ client: "c3", name: "Me", color: "#000000" }],
+  }, 70_000);
+  assert.equal(model.lastChange("cutoff").name, "Ann");
+  assert.equal(model.lastChange("filter"), null);
+});
+
+test("after a welcome the history names each control's last change; one request per revision, none when no history is kept", async () => {
+  const model = synthModel();
+  const asked = [];
+  const history = { history: [
+    { rev: 7, control: "cutoff", state: { value: 1000 }, by: "c2", name: "Ann", time: "2026-11-30T19:00:00.000Z" },
+    { rev: 8, control: "filter", state: { on: true }, by: "c5", name: "Ben", time: "2026-11-30T19:01:00.000Z" },
+  ] };
+  const fakeFetch = async (url) => {
+    asked.push(url);
+    const since = Number(new URL(url, "http://x").searchParams.get("since"));
+    return { ok: true, json: async () => ({ history: history.history.filter((e) => e.rev > since) }) };
+  };
+  let redraws = 0;
+  await loadLastChanges(model, "synth", "tok", () => { redraws += 1; }, fakeFetch);
+  assert.deepEqual(asked, ["/api/rooms/synth/history?since=6&limit=50&token=tok", "/api/rooms/synth/history?since=3&limit=50&token=tok"]);
+  assert.equal(model.lastChange("cutoff").name, "Ann");
+  assert.equal(model.lastChange("cutoff").at, Date.parse("2026-11-30T19:00:00.000Z"));
+  assert.equal(model.lastChange("filter"), null, "rev 8 is not the toggle's last revision (4)");
+  assert.ok(redraws >= 1);
+
+  const memory = synthModel();
+  const tried = [];
+  await loadLastChanges(memory, "synth", null, () => {}, async (url) => { tried.push(url); return { ok: false, status: 501 }; });
+  assert.equal(tried.length, 1, "a server without history is asked once");
+  assert.equal(memory.lastChange("cutoff"), null);
+});

@@ -35,7 +35,7 @@ export function makeCard(control, ...headerExtras) {
     section,
     /** Appends the control's body after the status line (the "last changed" line stays last). */
     add(...children) {
-      section.append(...children, changed);
+      section.append(...children.filter((child) => child != null), changed);
     },
     /** Shows a notice for ~3 s. */
     notice(text) {

@@ -41,21 +41,29 @@ export function tickChanged(redraw) {
  * kept, no access) leave the lines empty.
  */
 export async function loadLastChanges(model, room, token, redraw, fetchImpl = fetch) {
-  const wanted = [...model.controls].filter(([id, c]) => c.rev > 0 && !model.lastChanges.has(id));
-  await Promise.all(wanted.map(async ([id, c]) => {
-    const url = withToken(`/api/rooms/${encodeURIComponent(room)}/history?since=${c.rev - 1}&limit=50`, token);
+  // Controls by their last revision: one request answers every control changed in it.
+  const byRev = new Map();
+  for (const [id, c] of model.controls) {
+    if (c.rev > 0 && !model.lastChanges.has(id)) byRev.set(c.rev, [...(byRev.get(c.rev) ?? []), id]);
+  }
+  // Newest first: the revisions people are likeliest to look at; one refusal (no history kept) ends it.
+  for (const [rev, ids] of [...byRev].sort((a, b) => b[0] - a[0])) {
+    const url = withToken(`/api/rooms/${encodeURIComponent(room)}/history?since=${rev - 1}&limit=50`, token);
+    let body;
     try {
       const answer = await fetchImpl(url, { cache: "no-store" });
-      if (!answer.ok) return;
-      const body = await answer.json();
-      const entry = (body.history ?? []).find((e) => e.rev === c.rev && e.control === id);
-      const at = entry ? Date.parse(entry.time) : NaN;
-      if (entry && Number.isFinite(at) && model.controls.get(id)?.rev === c.rev) {
-        model.noteChange(id, { rev: entry.rev, by: entry.by, name: entry.name ?? null, at });
-      }
+      if (!answer.ok) break;
+      body = await answer.json();
     } catch {
-      // no history to be had: the line stays empty until the next change
+      break;
     }
-  }));
-  redraw();
+    for (const entry of body.history ?? []) {
+      const at = Date.parse(entry.time);
+      if (entry.rev !== rev || !ids.includes(entry.control) || !Number.isFinite(at)) continue;
+      if (model.controls.get(entry.control)?.rev === rev) {
+        model.noteChange(entry.control, { rev, by: entry.by, name: entry.name ?? null, at });
+      }
+    }
+    redraw();
+  }
 }

@@ -23,11 +23,9 @@ export function createSlider(control, { model, actions }) {
   const unit = control.unit ? ` ${control.unit}` : "";
   card.add(
     h("div", { class: "track-row" }, track),
-    // A log slider's ends are labelled by its ticks; the unit still goes with them.
-    log
-      ? (unit ? h("div", { class: "scale-unit", "aria-hidden": "true" }, `log scale, ${control.unit}`) : h("div", { class: "scale-unit", "aria-hidden": "true" }, "log scale"))
-      : h("div", { class: "scale-ends", "aria-hidden": "true" },
-        h("span", {}, endText(control.min) + unit), h("span", {}, endText(control.max) + unit)),
+    // A log slider's ends are labelled by its ticks (the value beside the label carries the unit).
+    log ? null : h("div", { class: "scale-ends", "aria-hidden": "true" },
+      h("span", {}, endText(control.min) + unit), h("span", {}, endText(control.max) + unit)),
   );
 
   attachDrag(track, { controlId: control.id, model, actions, pickThumb: () => "value" });
