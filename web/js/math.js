@@ -159,28 +159,40 @@ export function sliderPosition(value, min, max) {
  *  Scaled by a power of ten that is exact (10^k with k ≥ 0, multiplied or divided), so 1234.5 to
  *  4 digits is 1235, not 1234.4999…; digits null or absent: the value as is. */
 export function roundDigits(value, digits) {
-  if (digits == null || !Number.isFinite(value) || value === 0) return value;
-  let exponent = Math.floor(Math.log10(Math.abs(value)));
-  // log10 may land a hair off at exact powers of ten: the exponent is the one with 10^e ≤ |v| < 10^(e+1).
-  if (10 ** exponent > Math.abs(value)) exponent -= 1;
-  else if (10 ** (exponent + 1) <= Math.abs(value)) exponent += 1;
+  if (digits == null || !(digits > 0) || !Number.isFinite(value) || value === 0) return value;
+  const a = Math.abs(value);
+  let exponent = Math.floor(Math.log(a) / Math.LN10);
+  // The logarithm may land a hair off at exact powers of ten: the exponent is the one with 10^e ≤ |v| < 10^(e+1).
+  while (exponent > -400 && a < powerOfTen(exponent)) exponent -= 1;
+  while (exponent < 400 && a >= powerOfTen(exponent + 1)) exponent += 1;
   const shift = digits - 1 - exponent;
+  let rounded;
   if (shift >= 0) {
-    const scale = 10 ** shift;
-    return roundHalfAway(value * scale) / scale;
+    const scale = powerOfTen(shift);
+    if (!Number.isFinite(scale)) return value;
+    rounded = roundHalfAway(a * scale) / scale;
+  } else {
+    rounded = roundHalfAway(a / powerOfTen(-shift)) * powerOfTen(-shift);
   }
-  const scale = 10 ** -shift;
-  return roundHalfAway(value / scale) * scale;
+  if (!Number.isFinite(rounded)) return value;
+  return value < 0 ? -rounded : rounded;
+}
+
+/** 10^k as the nearest double, what the literal 1eK means (10 ** k may be an ulp off past 1e22), as the server's table. */
+function powerOfTen(k) {
+  return Number(`1e${k}`);
 }
 
 /** Log scale: min·(max/min)^f for f in [0, 1], rounded to `digits`, then clamped to [min, max]. */
 export function logValueAt(f, min, max, digits = 3) {
-  const raw = min * (max / min) ** unit(f);
+  // min·(max/min)^f, written as the server writes it: min·e^(f·ln(max/min)).
+  const raw = min * Math.exp(unit(f) * Math.log(max / min));
   return clamp(roundDigits(raw, digits), min, max);
 }
 
 /** Log scale: the track fraction of v, ln(v/min)/ln(max/min). */
 export function logPosition(value, min, max) {
+  if (!(value > 0)) return 0;
   return Math.log(value / min) / Math.log(max / min);
 }
 
@@ -220,9 +232,9 @@ export const axisMath = {
   },
 };
 
-/** A linear value rounded to the axis' `digits` when it has them, kept in [min, max]. */
+/** A linear value rounded to the axis' `digits` when it has them and no step (a grid value is kept as is), kept in [min, max]. */
 function roundedLinear(value, axis) {
-  if (axis.digits == null) return value;
+  if (axis.digits == null || axis.step) return value;
   return clamp(roundDigits(value, axis.digits), axis.min, axis.max);
 }
 
