@@ -63,8 +63,13 @@ def mouse(page, kind: str, x: float, y: float, buttons: int) -> None:
 
 
 def rect(page, css: str) -> dict:
-    element = page.scroll_to(page.find(css))
-    return page.driver.execute_script("return arguments[0].getBoundingClientRect().toJSON();", element)
+    """The element's viewport rectangle, as it is now (no scrolling: see `show_pad`)."""
+    return page.driver.execute_script("return arguments[0].getBoundingClientRect().toJSON();", page.find(css))
+
+
+def show_pad(page) -> None:
+    """Scrolls the pad to the middle of the window, once, before its rectangles are read."""
+    page.scroll_to(page.find(pad_css()))
 
 
 def pad_css(part: str = "") -> str:
@@ -154,6 +159,7 @@ def test_log_slider_drag_shows_a_ghost_and_commits_three_digits_in_both_windows(
 def test_xy_pad_drag_and_tap_with_ghosts_and_keys(synth, browser):
     ann, ben = open_pair(browser)
     ann_id = ann.my_client_id()
+    show_pad(ann)
     pad = rect(ann, pad_css())
     knob = rect(ann, pad_css(".xy-knob"))
     x0, y0 = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
@@ -180,6 +186,7 @@ def test_xy_pad_drag_and_tap_with_ghosts_and_keys(synth, browser):
         page.wait(lambda: not page.all(pad_css(".ghost")), what="no pad ghost after the release")
 
     # Ben taps the lower-left part of the pad: the knob jumps there (`at`)
+    show_pad(ben)
     pad_b = rect(ben, pad_css())
     inset = rect(ben, pad_css(".xy-knob"))["width"] / 2
     tx = pad_b["x"] + inset + (pad_b["width"] - 2 * inset) * 0.25
@@ -255,6 +262,7 @@ def test_the_synth_room_is_saved_at_phone_and_desktop_sizes_with_a_live_ghost(sy
     ann.set_viewport(width, height, mobile)
     ann.driver.execute_script("window.scrollTo(0, 0);")
     # Ann holds a drag on the pad (DevTools input: it stays down) while Ben's window is photographed
+    show_pad(ann)
     knob = rect(ann, pad_css(".xy-knob"))
     pad = rect(ann, pad_css())
     x0, y0 = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
