@@ -286,3 +286,17 @@ def test_the_synth_room_is_saved_at_phone_and_desktop_sizes_with_a_live_ghost(sy
     finally:
         mouse(ann, "mouseReleased", x0 + pad["width"] * 0.3, y0 - pad["height"] * 0.3, 0)
     _wait_room_state(synth, "space", lambda s: s != {"x": 0, "y": 30}, "Ann's pad drag committed")
+
+
+@pytest.mark.tandem_data("file")
+def test_a_page_opened_later_names_who_made_each_last_change_from_the_history(synth, browser):
+    synth.put("cutoff", 440, room=ROOM)
+    ann = browser("Ann", room=ROOM)
+    ann.wait(lambda: ann.exists(ann.section_css("cutoff")), what="the synth cards")
+    ann.scroll_to(ann.in_section("filter", '[role="switch"]')).click()
+    _wait_room_state(synth, "filter", lambda s: s == {"on": False}, "filter off")
+    ben = browser("Ben", room=ROOM)
+    ben.wait(lambda: changed_line(ben, "filter") == "Ann, just now", what="Ben's filter card names Ann (from the history)")
+    ben.wait(lambda: changed_line(ben, "cutoff") == "API, just now", what="Ben's cutoff card names the API write")
+    assert changed_line(ben, "resonance") == "", "a control nobody changed names nobody"
+    assert not ben.in_section("resonance", ".control-changed").is_displayed()
