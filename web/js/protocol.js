@@ -229,7 +229,8 @@ export class RoomModel {
   noteChange(controlId, { rev, by, name = null, at }) {
     const known = this.lastChanges.get(controlId);
     if (known && known.rev > rev) return;
-    this.lastChanges.set(controlId, { rev, by, name: name ?? this.peers.get(by)?.name ?? null, at });
+    // `mine` is decided now: after a reconnect this page has another client id.
+    this.lastChanges.set(controlId, { rev, by, name: name ?? this.peers.get(by)?.name ?? null, at, mine: by === this.client });
     this.version += 1;
   }
 
@@ -237,7 +238,8 @@ export class RoomModel {
   lastChange(controlId) {
     const last = this.lastChanges.get(controlId);
     if (!last) return null;
-    return { ...last, name: last.name ?? this.peers.get(last.by)?.name ?? null, me: last.by === this.client };
+    const { mine, ...rest } = last;
+    return { ...rest, name: last.name ?? this.peers.get(last.by)?.name ?? null, me: mine || last.by === this.client };
   }
 
   /** An `update`: changes, gestures, joined, left, ack. */

@@ -277,6 +277,14 @@ test("the room model remembers who made each control's last commit, by name, acr
   }, 70_000);
   assert.equal(model.lastChange("cutoff").name, "Ann");
   assert.equal(model.lastChange("filter"), null);
+  // my own change stays "mine" under my new client id
+  model.applyUpdate({ type: "update", rev: 11, changes: [{ control: "filter", state: { on: true }, rev: 11, by: "c3" }] }, 71_000);
+  model.applyWelcome({
+    type: "welcome", client: "c4", room: "synth", rev: 11,
+    controls: [{ ...cutoff, state: { value: 2000 }, rev: 8 }, { type: "toggle", id: "filter", state: { on: true }, rev: 11 }, { type: "button", id: "go", state: { presses: 0 }, rev: 0 }],
+    peers: [{ client: "c4", name: "Me", color: "#000000" }],
+  }, 72_000);
+  assert.equal(model.lastChange("filter").me, true);
 });
 
 test("after a welcome the history names each control's last change; one request per revision, none when no history is kept", async () => {
