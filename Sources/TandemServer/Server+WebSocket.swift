@@ -107,6 +107,9 @@ extension Server {
         case let .auth(seq, token):
             metrics.messagesIn["auth", default: 0] += 1
             effects = refreshToken(connection, in: host, seq: seq, token: token, at: now)
+        case let .restore(seq, revision):
+            metrics.messagesIn["restore", default: 0] += 1
+            effects = restore(connection, in: host, seq: seq, revision: revision, at: now)
         }
         dispatch(effects, in: host, arrival: now)
         return 0

@@ -235,6 +235,7 @@ public final class Storage {
                     controls.append((key, state, commit.revision))
                 }
             }
+            try snapshotBoundaries(of: commits, operation) // the timeline's, from the states before this batch
             for (key, state, revision) in controls {
                 try run(.upsertControl, operation) { s throws(StorageError) in
                     try bound(operation, s.bind(1, key.room), s.bind(2, key.control), s.bind(3, state), s.bind(4, revision))
@@ -260,10 +261,13 @@ public final class Storage {
 
     /// The room's logged commits with revision above `since`, oldest first,
     /// at most `limit` (none for `limit <= 0`). Works for deleted rooms too.
+    /// A page holds whole revisions (a batch logs several rows under one):
+    /// it ends before a revision that would not fit, so it can hold fewer
+    /// than `limit` rows, and more only when its one revision alone has more.
     public func history(room: String, since: Int, limit: Int) throws(StorageError) -> [StoredCommit] {
         guard limit > 0 else { return [] }
         let operation = "read history of room '\(room)'"
-        return try run(.selectHistory, operation) { s throws(StorageError) in
+        var page = try run(.selectHistoryPage, operation) { s throws(StorageError) in
             try bound(operation, s.bind(1, room), s.bind(2, since), s.bind(3, limit))
             var commits: [StoredCommit] = []
             while try step(s, operation) {
@@ -276,6 +280,10 @@ public final class Storage {
             }
             return commits
         }
+        if page.count > limit, let last = page.last?.revision, page.first?.revision != last {
+            page.removeAll { $0.revision == last }
+        }
+        return page
     }
 
     /// Retention for one room's log, in one transaction; returns the rows
@@ -288,6 +296,7 @@ public final class Storage {
         guard keepLast != nil || olderThanMs != nil else { return 0 }
         let operation = "prune room '\(room)'"
         return try transaction(operation) { () throws(StorageError) in
+            try keepTimelineBase(room: room, keepLast: keepLast, olderThanMs: olderThanMs, operation)
             var deleted = 0
             if let keepLast {
                 deleted += try run(.pruneKeepingLast, operation) { s throws(StorageError) in

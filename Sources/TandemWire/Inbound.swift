@@ -14,4 +14,8 @@ public enum Inbound: Sendable, Hashable {
     /// check. Not a room operation: the room only acknowledges it
     /// (`Room.acknowledge`), and auth stays out of the engine.
     case auth(seq: Int, token: String)
+    /// `{"type":"restore","seq":N,"rev":R}` (RestoreMessage.swift): the
+    /// server reads the states at `revision` from storage and applies them as
+    /// one `Operation.batch`, or refuses an unknown or pruned revision.
+    case restore(seq: Int, revision: Int)
 }

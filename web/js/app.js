@@ -11,6 +11,7 @@ import { RoomModel } from "./protocol.js";
 import { renderPresence } from "./presence.js";
 import { historyShortcut } from "./shortcuts.js";
 import { renderStatus } from "./status.js";
+import { createTimeline } from "./timeline.js";
 import { createColor } from "./controls/color.js";
 import { abortDrags, refreshDrags } from "./controls/drag.js";
 import { createGauge } from "./controls/gauge.js";
@@ -127,6 +128,7 @@ const connection = new Connection(() => roomURL(location, room, name, access.con
   },
 });
 const actions = new Actions(model, connection, scheduleRender);
+const timeline = createTimeline({ room, model, actions, connection, token: () => access.connectToken(), onChange: scheduleRender }, els.main);
 access.sendAuth = (token) => {
   if (!connection.isOpen) return null;
   const seq = model.nextSeq();
@@ -161,6 +163,7 @@ window.addEventListener("keydown", (event) => {
 
 function handleMessage(msg) {
   const now = Date.now();
+  timeline.message(msg);
   switch (msg.type) {
     case "welcome":
       abortDrags();
@@ -336,9 +339,10 @@ function render() {
     document.title = `${model.title} · Tandem`;
   }
   refreshDrags();
+  timeline.render();
   for (const [id, view] of views) {
-    const state = model.shown(id);
-    if (state) view.update(state, model.ghostsOf(id));
+    const state = timeline.shown(id) ?? model.shown(id); // a past moment this person is viewing
+    if (state) view.update(state, timeline.viewing ? [] : model.ghostsOf(id));
   }
   renderChanged(views, model, now);
   renderPresence(els.presence, model.peerList(), model.present);
@@ -372,7 +376,7 @@ function scheduleExpiry() {
   }, Math.max(0, next - Date.now()) + 10);
 }
 
-window.tandem = Object.freeze({ model, connection, access });
+window.tandem = Object.freeze({ model, connection, access, timeline });
 access.start();
 connection.start();
 tickChanged(scheduleRender);

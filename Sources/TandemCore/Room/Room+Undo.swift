@@ -63,17 +63,17 @@ extension Room {
 
 extension ControlState {
     /// A thumb's value as an edit records it; a gauge's value counts as its `value` thumb.
-    func editValue(of thumb: Thumb) -> Double {
-        if case let .gauge(value, _) = self { return value }
-        return value(of: thumb) ?? 0
+    func editValue(of thumb: Thumb) -> ThumbValue {
+        if case let .gauge(value, _) = self { return ThumbValue(value) }
+        return thumbValue(of: thumb) ?? ThumbValue(0)
     }
 }
 
 extension Control {
     /// `context` with `thumb` back at `number`, clamped against `context` as a
     /// drag of that thumb is; a gauge stores the value.
-    func restoring(_ thumb: Thumb, to number: Double, against context: ControlState) -> ControlState {
-        if case .gauge = kind { return setting(nil, to: number, against: context) }
-        return holding(thumb, at: number, against: context)
+    func restoring(_ thumb: Thumb, to value: ThumbValue, against context: ControlState) -> ControlState {
+        if case .gauge = kind { return setting(nil, to: value.x, against: context) }
+        return holding(thumb, at: value, against: context)
     }
 }
