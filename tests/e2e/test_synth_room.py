@@ -207,6 +207,14 @@ def test_xy_pad_drag_and_tap_with_ghosts_and_keys(synth, browser):
                      "a step up and a step right")
     ann.wait(lambda: axis_now(ann, "y") == tapped["y"] + 1 and abs(axis_now(ann, "x") - (tapped["x"] + 0.01)) < 1e-9,
              what="Ann sees Ben's keys on the pad")
+    # End on the x slider sets pan to its end; Page Down on the y slider moves depth 10 steps
+    ben.focus(ben.find(pad_css('[role="slider"][data-axis="x"]')))
+    ben.keys("\ue010")  # End
+    _wait_room_state(synth, "space", lambda s: s["x"] == 1 and s["y"] == tapped["y"] + 1, "pan at its end")
+    ben.focus(ben.find(pad_css('[role="slider"][data-axis="y"]')))
+    ben.keys("\ue00f")  # PageDown
+    _wait_room_state(synth, "space", lambda s: s["x"] == 1 and s["y"] == tapped["y"] - 9, "depth 10 down")
+    ann.wait(lambda: axis_now(ann, "x") == 1 and axis_now(ann, "y") == tapped["y"] - 9, what="Ann sees End and Page Down")
 
 
 def test_toggle_button_and_labelled_snap_commit_in_both_windows(synth, browser):
