@@ -19,6 +19,11 @@ import { createGauge } from "./controls/gauge.js";
 import { createRange } from "./controls/range.js";
 import { createSlider } from "./controls/slider.js";
 import { createSnap } from "./controls/snap.js";
+import { createButton } from "./controls/button.js";
+import { loadLastChanges, renderChanged, tickChanged } from "./controls/changed.js";
+import { groupCards } from "./controls/groups.js";
+import { createToggle } from "./controls/toggle.js";
+import { createXY } from "./controls/xy.js";
 
 const VIEWS = {
   slider: createSlider,
@@ -26,6 +31,9 @@ const VIEWS = {
   range: createRange,
   color: createColor,
   gauge: createGauge,
+  toggle: createToggle,
+  xy: createXY,
+  button: createButton,
 };
 
 const params = new URLSearchParams(location.search);
@@ -165,6 +173,7 @@ function handleMessage(msg) {
       access.welcomed();
       recovery = "none";
       buildViews();
+      loadLastChanges(model, room, access.connectToken(), scheduleRender);
       break;
     case "update":
       model.applyUpdate(msg, now);
@@ -224,7 +233,7 @@ function buildViews() {
   if (sections.length === 0) {
     sections.push(h("p", { class: "empty" }, "This room has no controls yet."));
   }
-  els.main.replaceChildren(...sections);
+  els.main.replaceChildren(...groupCards(sections));
   els.main.removeAttribute("aria-busy");
   readOnlyShown = null;
 }
@@ -341,6 +350,7 @@ function render() {
     const state = timeline.shown(id) ?? model.shown(id); // a past moment this person is viewing
     if (state) view.update(state, timeline.viewing ? [] : model.ghostsOf(id));
   }
+  renderChanged(views, model, now);
   renderPresence(els.presence, model.peerList(), model.present);
   presets.render(closed);
   for (const button of els.history) {
@@ -376,4 +386,5 @@ function scheduleExpiry() {
 window.tandem = Object.freeze({ model, connection, access, timeline });
 access.start();
 connection.start();
+tickChanged(scheduleRender);
 scheduleRender();
