@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemAuthTests", dependencies: ["TandemAuth", "TandemCore", "TandemWire"]),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer"]),
-        .testTarget(name: "TandemStorageTests", dependencies: ["TandemStorage", "TandemCore", "TandemWire"]),
+        .testTarget(name: "TandemStorageTests", dependencies: ["TandemStorage", "TandemCore", "TandemWire", "TandemTestSupport"]),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemCore", "TandemWire", "TandemTestSupport"]),
     ]
 )

@@ -40,6 +40,9 @@ public enum StateDecoder {
         case .range: ["lower", "upper"]
         case .color: ["red", "green", "blue", "hex"]
         case .gauge: ["value", "fraction"]
+        case .toggle: ["on"]
+        case .xy: ["x", "y"]
+        case .button: ["presses"]
         }
         for member in members where !expected.contains(member.key) {
             throw StateDecodeError("unexpected key \"\(member.key)\" in a \(kind.typeName) state")
@@ -62,6 +65,13 @@ public enum StateDecoder {
             return WireState(state: .color(rgb), hex: hex)
         case .gauge:
             return WireState(state: .gauge(value: try number("value", in: json), fraction: try number("fraction", in: json)))
+        case .toggle:
+            guard case let .bool(on)? = json["on"] else { throw StateDecodeError("\"on\" is missing or not true or false") }
+            return WireState(state: .toggle(on: on))
+        case .xy:
+            return WireState(state: .xy(x: try number("x", in: json), y: try number("y", in: json)))
+        case .button:
+            return WireState(state: .button(presses: try integer("presses", in: json)))
         }
     }
 

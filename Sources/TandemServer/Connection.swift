@@ -17,6 +17,9 @@ final class Connection {
     var incoming: [UInt8] = []
     /// The welcome, until the first writable callback sends it.
     var welcome: [UInt8]?
+    /// The room's `presets` list, when it changed since this member's last
+    /// one (and after the welcome): sent before its next update (Server+Presets.swift).
+    var presets: [UInt8]?
     /// When the server first asked lws to call back on writable with frames
     /// waiting; cleared by that callback. A connection unwritable past the slow
     /// timeout is closed with 4008.

@@ -175,6 +175,10 @@ extension Server {
         case 3 where parts[2] == "history" || parts[2] == "history.csv":
             guard exchange.method == .get else { return methodNotAllowed("GET") }
             return history(host.room.id, csv: parts[2] == "history.csv", query: exchange.query)
+        case 3... where parts[2] == "presets":
+            return presetsAPI(exchange, host, Array(parts.dropFirst(3)))
+        case 3 where parts[2] == "timeline" || parts[2] == "restore", 4 where parts[2] == "timeline":
+            return timelineRoute(exchange, host, parts) ?? .json(404, problem("not_found", "no such API endpoint"))
         case 4 where parts[2] == "controls":
             guard exchange.method == .put else { return methodNotAllowed("PUT") }
             return put(host, control: parts[3], body: exchange.body)
@@ -195,8 +199,8 @@ extension Server {
         case let .refused(_, code, text):
             metrics.rejects[code, default: 0] += 1
             return .json(400, problem(code.rawValue, text))
-        case .auth:
-            return .json(400, problem("bad_message", "expected a value")) // a set body never decodes to auth
+        case .auth, .preset, .restore:
+            return .json(400, problem("bad_message", "expected a value")) // a set body never decodes to these
         }
         dispatch(effects, in: host, arrival: now)
         writeCommits() // the answer promises a committed value: write it first

@@ -82,6 +82,7 @@ extension Server {
             return .json(500, problem("storage", "the room could not be deleted"))
         }
         retiredRevisions[id] = host.room.revision
+        presetBooks[id] = nil // storage forgot them with the room
         schemaChangedAt[id] = nil
         rooms[id] = nil
         roomOrder.removeAll { $0 == id }

@@ -55,6 +55,7 @@ extension Server {
         connection.offeredMark = host.offered
         host.members[connection.client] = connection
         connection.welcome = encodeWelcome(welcome, since: queryArgument(wsi, "since"))
+        connection.presets = presetsFrame(roomID)
         log.info("open \(connection.client) room=\(roomID) name=\(welcome.peers.last?.name ?? "")")
         arm(connection, at: now)
         dispatch(effects, in: host, arrival: now)
@@ -107,6 +108,12 @@ extension Server {
         case let .auth(seq, token):
             metrics.messagesIn["auth", default: 0] += 1
             effects = refreshToken(connection, in: host, seq: seq, token: token, at: now)
+        case let .preset(seq, request):
+            metrics.messagesIn["preset", default: 0] += 1
+            effects = presetMessage(connection, in: host, seq: seq, request, at: now)
+        case let .restore(seq, revision):
+            metrics.messagesIn["restore", default: 0] += 1
+            effects = restore(connection, in: host, seq: seq, revision: revision, at: now)
         }
         dispatch(effects, in: host, arrival: now)
         return 0
@@ -147,6 +154,9 @@ extension Server {
         if let welcome = connection.welcome {
             connection.welcome = nil
             send(welcome, to: connection)
+        } else if let presets = connection.presets {
+            connection.presets = nil
+            send(presets, to: connection)
         } else if let frame = host.room.nextFrame(for: connection.client) {
             switch frame {
             case let .reject(reject):
@@ -176,7 +186,7 @@ extension Server {
             }
         }
         // More for this member alone (another reject, or what changed since its welcome).
-        if host.room.hasPendingFrame(for: connection.client) {
+        if host.room.hasPendingFrame(for: connection.client) || connection.presets != nil {
             arm(connection, at: now ?? Clock.now())
         }
         return 0

@@ -50,6 +50,8 @@ public final class Server {
     /// The revisions of rooms deleted since start, so that a room created again
     /// under the same id never reuses a revision (storage keeps them across restarts).
     var retiredRevisions: [String: Int] = [:]
+    /// Each room's presets, by room id, loaded on first use (Server+Presets.swift).
+    var presetBooks: [String: PresetBook] = [:]
     /// When the commit log was last pruned (`--history-keep`).
     private var lastPrune = Moment.zero
     private var nextSession: UInt64 = 1

@@ -7,8 +7,10 @@ import TandemWire
 /// Each kind has its own set of keys, so a stored state names its kind
 /// without the schema: `{"value"}` slider, `{"index","value"}` snap,
 /// `{"lower","upper"}` range, `{"red","green","blue","hex"}` colour (hex
-/// optional, derived, not read), `{"value","fraction"}` gauge. Anything else
-/// — another key set, a non-number, a fractional index or bound — is `nil`.
+/// optional, derived, not read), `{"value","fraction"}` gauge, `{"on"}`
+/// toggle (a boolean), `{"x","y"}` xy pad, `{"presses"}` button. Anything
+/// else — another key set, a non-number, a fractional index, bound or press
+/// count — is `nil`.
 public enum StateCodec {
     /// The state as compact JSON, exactly as the wire writes it.
     public static func encode(_ state: ControlState) -> [UInt8] {
@@ -53,6 +55,15 @@ public enum StateCodec {
         case ["value", "fraction"]:
             guard let value = json["value"]?.numberValue, let fraction = json["fraction"]?.numberValue else { return nil }
             return .gauge(value: value, fraction: fraction)
+        case ["on"]:
+            guard case let .bool(on)? = json["on"] else { return nil }
+            return .toggle(on: on)
+        case ["x", "y"]:
+            guard let x = json["x"]?.numberValue, let y = json["y"]?.numberValue else { return nil }
+            return .xy(x: x, y: y)
+        case ["presses"]:
+            guard let presses = integer(json["presses"]) else { return nil }
+            return .button(presses: presses)
         default:
             return nil
         }
@@ -61,7 +72,8 @@ public enum StateCodec {
     /// `state` as a state of `kind`, or `nil` when it is another kind's.
     static func fit(_ state: ControlState, to kind: ControlKind) -> ControlState? {
         switch (kind, state) {
-        case (.slider, .slider), (.snap, .snap), (.range, .range), (.color, .color):
+        case (.slider, .slider), (.snap, .snap), (.range, .range), (.color, .color),
+             (.toggle, .toggle), (.xy, .xy), (.button, .button):
             return state
         case let (.gauge(math), .gauge(value, _)):
             return .gauge(value: value, fraction: math.fraction(of: value))

@@ -36,16 +36,55 @@ enum SQL: String, CaseIterable {
         INSERT INTO commits(room, revision, control, state, client, name, time)
         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)
         """
-    case selectHistory = """
-        SELECT revision, control, state, client, name, time FROM commits
-        WHERE room = ?1 AND revision > ?2 ORDER BY revision, control LIMIT ?3
-        """
     /// Everything up to and including the `?2 + 1`-th newest revision.
     case pruneKeepingLast = """
         DELETE FROM commits WHERE room = ?1 AND revision <= (
             SELECT revision FROM commits WHERE room = ?1 ORDER BY revision DESC LIMIT 1 OFFSET ?2)
         """
     case pruneBefore = "DELETE FROM commits WHERE room = ?1 AND time < ?2"
+
+    case selectPresets = "SELECT name, states, client, by_name, time FROM presets WHERE room = ?1 ORDER BY name"
+    case upsertPreset = """
+        INSERT INTO presets(room, name, states, client, by_name, time) VALUES(?1, ?2, ?3, ?4, ?5, ?6)
+        ON CONFLICT(room, name) DO UPDATE SET
+            states = excluded.states, client = excluded.client, by_name = excluded.by_name, time = excluded.time
+        """
+    case renamePreset = "UPDATE presets SET name = ?3 WHERE room = ?1 AND name = ?2"
+    case deletePreset = "DELETE FROM presets WHERE room = ?1 AND name = ?2"
+    case deletePresets = "DELETE FROM presets WHERE room = ?1"
+    // The timeline (Storage+Timeline.swift).
+    /// A page of history ends at a whole revision: every row of the revision
+    /// the `?3`-th row belongs to (a batch logs several), trimmed in Swift.
+    case selectHistoryPage = """
+        SELECT revision, control, state, client, name, time FROM commits
+        WHERE room = ?1 AND revision > ?2 AND revision <= (
+            SELECT max(revision) FROM (SELECT revision FROM commits WHERE room = ?1 AND revision > ?2
+                                       ORDER BY revision, control LIMIT ?3))
+        ORDER BY revision, control
+        """
+    case insertSnapshot = "INSERT OR REPLACE INTO snapshots(room, revision, states) VALUES(?1, ?2, ?3)"
+    case snapshotAtOrBefore = """
+        SELECT revision, states FROM snapshots WHERE room = ?1 AND revision <= ?2 ORDER BY revision DESC LIMIT 1
+        """
+    case firstSnapshotFrom = "SELECT min(revision) FROM snapshots WHERE room = ?1 AND revision >= ?2"
+    case deleteSnapshotsBefore = "DELETE FROM snapshots WHERE room = ?1 AND revision < ?2"
+    case commitsBetween = """
+        SELECT revision, control, state FROM commits WHERE room = ?1 AND revision > ?2 AND revision <= ?3
+        ORDER BY revision, control
+        """
+    /// Two index seeks (a `min` and a `max` in one statement would scan the room's rows).
+    case oldestLogged = "SELECT revision FROM commits WHERE room = ?1 ORDER BY revision LIMIT 1"
+    case newestLogged = "SELECT revision FROM commits WHERE room = ?1 ORDER BY revision DESC LIMIT 1"
+    /// Who made a revision and when: one of its rows (a batch's share both).
+    case revisionRow = "SELECT time, name, client FROM commits WHERE room = ?1 AND revision = ?2 LIMIT 1"
+    /// The first logged revision at or after `?2`, for the timeline's marks.
+    case markFrom = "SELECT revision, time FROM commits WHERE room = ?1 AND revision >= ?2 ORDER BY revision LIMIT 1"
+    /// The oldest revision a prune leaves: above the `?2 + 1`-th newest row's
+    /// revision (`?2` < 0: no such bound) and at or after time `?3`.
+    case pruneSurvivor = """
+        SELECT min(revision) FROM commits WHERE room = ?1 AND time >= ?3 AND revision > (CASE WHEN ?2 < 0 THEN -1 ELSE
+            coalesce((SELECT revision FROM commits WHERE room = ?1 ORDER BY revision DESC LIMIT 1 OFFSET ?2), -1) END)
+        """
 }
 
 /// The tables, created once in an empty file; `meta.schema_version` says which.

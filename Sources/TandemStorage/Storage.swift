@@ -10,8 +10,10 @@ import TandemWire
 /// Tables: `rooms(id, schema, revision)` (the schema as a room file, see
 /// `SchemaCodec`), `controls(room, id, state, revision)` (each control's
 /// committed state as wire JSON, see `StateCodec`), `commits(room, revision,
-/// control, state, client, name, time)` (the log, one row per revision) and
-/// `meta(key, value)` (`schema_version`). The file is in WAL mode with
+/// control, state, client, name, time)` (the log, one row per control and
+/// revision: a batch logs several under one), `presets(room, name, states,
+/// client, by_name, time)` (Storage+Presets.swift), `snapshots` (the
+/// timeline) and `meta(key, value)` (`schema_version`). The file is in WAL mode with
 /// `synchronous` set by `Durability`; every write is one transaction.
 ///
 /// Not `Sendable`: one `Storage` belongs to one thread, the server's event
@@ -102,12 +104,12 @@ public final class Storage {
         }
     }
 
-    /// Forgets the room's schema and committed states. Its commit log stays
-    /// (for `history` and audits) until `prune` removes it.
+    /// Forgets the room's schema, committed states and presets. Its commit log
+    /// stays (for `history` and audits) until `prune` removes it.
     public func deleteRoom(_ id: String) throws(StorageError) {
         let operation = "delete room '\(id)'"
         try transaction(operation) { () throws(StorageError) in
-            for sql in [SQL.deleteControls, .deleteRoom] {
+            for sql in [SQL.deleteControls, .deletePresets, .deleteRoom] {
                 try run(sql, operation) { s throws(StorageError) in
                     try bound(operation, s.bind(1, id))
                     _ = try step(s, operation)
@@ -235,6 +237,7 @@ public final class Storage {
                     controls.append((key, state, commit.revision))
                 }
             }
+            try snapshotBoundaries(of: commits, operation) // the timeline's, from the states before this batch
             for (key, state, revision) in controls {
                 try run(.upsertControl, operation) { s throws(StorageError) in
                     try bound(operation, s.bind(1, key.room), s.bind(2, key.control), s.bind(3, state), s.bind(4, revision))
@@ -260,10 +263,13 @@ public final class Storage {
 
     /// The room's logged commits with revision above `since`, oldest first,
     /// at most `limit` (none for `limit <= 0`). Works for deleted rooms too.
+    /// A page holds whole revisions (a batch logs several rows under one):
+    /// it ends before a revision that would not fit, so it can hold fewer
+    /// than `limit` rows, and more only when its one revision alone has more.
     public func history(room: String, since: Int, limit: Int) throws(StorageError) -> [StoredCommit] {
         guard limit > 0 else { return [] }
         let operation = "read history of room '\(room)'"
-        return try run(.selectHistory, operation) { s throws(StorageError) in
+        var page = try run(.selectHistoryPage, operation) { s throws(StorageError) in
             try bound(operation, s.bind(1, room), s.bind(2, since), s.bind(3, limit))
             var commits: [StoredCommit] = []
             while try step(s, operation) {
@@ -276,6 +282,10 @@ public final class Storage {
             }
             return commits
         }
+        if page.count > limit, let last = page.last?.revision, page.first?.revision != last {
+            page.removeAll { $0.revision == last }
+        }
+        return page
     }
 
     /// Retention for one room's log, in one transaction; returns the rows
@@ -288,6 +298,7 @@ public final class Storage {
         guard keepLast != nil || olderThanMs != nil else { return 0 }
         let operation = "prune room '\(room)'"
         return try transaction(operation) { () throws(StorageError) in
+            try keepTimelineBase(room: room, keepLast: keepLast, olderThanMs: olderThanMs, operation)
             var deleted = 0
             if let keepLast {
                 deleted += try run(.pruneKeepingLast, operation) { s throws(StorageError) in
@@ -427,6 +438,11 @@ public final class Storage {
         case SQLITE_DONE: return false
         case let rc: throw failure(operation, rc)
         }
+    }
+
+    /// The rows the last statement inserted, changed or deleted.
+    func changes() -> Int {
+        db.map { Int(sqlite3_changes($0)) } ?? 0
     }
 
     /// Checks the result codes of a statement's binds.

@@ -14,4 +14,12 @@ public enum Inbound: Sendable, Hashable {
     /// check. Not a room operation: the room only acknowledges it
     /// (`Room.acknowledge`), and auth stays out of the engine.
     case auth(seq: Int, token: String)
+    /// `{"type":"preset","seq":N,"action":…,"name":…}`: the server keeps a
+    /// room's presets, so it handles them itself (docs/presets.md); a recall
+    /// reaches the room as an `Operation.batch`.
+    case preset(seq: Int, PresetRequest)
+    /// `{"type":"restore","seq":N,"rev":R}` (RestoreMessage.swift): the
+    /// server reads the states at `revision` from storage and applies them as
+    /// one `Operation.batch`, or refuses an unknown or pruned revision.
+    case restore(seq: Int, revision: Int)
 }

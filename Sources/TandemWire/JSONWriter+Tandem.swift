@@ -6,7 +6,7 @@ import TandemCore
 extension JSONWriter {
     /// A control's whole state: `{"value":v}`, `{"index":i,"value":v}`,
     /// `{"lower":l,"upper":u}`, `{"red":r,"green":g,"blue":b,"hex":"#RRGGBB"}`
-    /// or `{"value":v,"fraction":f}`.
+    /// `{"value":v,"fraction":f}`, `{"on":true}`, `{"x":x,"y":y}` or `{"presses":n}`.
     public mutating func append(state: ControlState) {
         switch state {
         case let .slider(value):
@@ -36,6 +36,17 @@ extension JSONWriter {
             append(number: value)
             append(raw: ",\"fraction\":")
             append(number: fraction)
+        case let .toggle(on):
+            append(raw: "{\"on\":")
+            append(bool: on)
+        case let .xy(x, y):
+            append(raw: "{\"x\":")
+            append(number: x)
+            append(raw: ",\"y\":")
+            append(number: y)
+        case let .button(presses):
+            append(raw: "{\"presses\":")
+            append(int: presses)
         }
         append(byte: ASCII.closeBrace)
     }
@@ -94,7 +105,19 @@ extension JSONWriter {
         append(string: control.label)
         append(raw: ",\"commit\":")
         append(string: control.commit.rawValue)
+        if let group = control.group {
+            append(raw: ",\"group\":")
+            append(string: group)
+        }
+        if let description = control.description {
+            append(raw: ",\"description\":")
+            append(string: description)
+        }
         appendSchemaFields(of: control.kind)
+        if !control.unit.isEmpty {
+            append(raw: ",\"unit\":")
+            append(string: control.unit)
+        }
         append(raw: ",\"state\":")
         append(state: snapshot.state)
         append(raw: ",\"rev\":")
@@ -107,18 +130,13 @@ extension JSONWriter {
     }
 
     /// The fields of a control's type, each preceded by a comma; an absent
-    /// optional `step` is left out rather than written as `null`.
+    /// optional field (`step`, `digits`, `labels`) and a default (`scale`
+    /// linear) are left out rather than written as `null`, so that the rooms
+    /// of v1 are described byte for byte as before.
     private mutating func appendSchemaFields(of kind: ControlKind) {
         switch kind {
         case let .slider(math):
-            append(raw: ",\"min\":")
-            append(number: math.min)
-            append(raw: ",\"max\":")
-            append(number: math.max)
-            if let step = math.step {
-                append(raw: ",\"step\":")
-                append(number: step)
-            }
+            appendSliderFields(math)
         case let .snap(spec):
             append(raw: ",\"values\":")
             append(array: spec.values) { $0.append(number: $1) }
@@ -126,6 +144,10 @@ extension JSONWriter {
             append(string: spec.layout.rawValue)
             append(raw: ",\"unit\":")
             append(string: spec.unit)
+            if let labels = spec.labels {
+                append(raw: ",\"labels\":")
+                append(array: labels) { $0.append(string: $1) }
+            }
         case let .range(math):
             append(raw: ",\"scale\":[")
             append(int: math.scale.lowerBound)
@@ -147,6 +169,48 @@ extension JSONWriter {
             append(number: math.min)
             append(raw: ",\"max\":")
             append(number: math.max)
+        case let .xy(spec):
+            append(raw: ",\"x\":")
+            append(axis: spec.x)
+            append(raw: ",\"y\":")
+            append(axis: spec.y)
+        case .toggle, .button:
+            break
         }
+    }
+
+    /// `,"min":…,"max":…` then `step`, `"scale":"log"` and `digits` when they apply.
+    private mutating func appendSliderFields(_ math: SliderMath) {
+        append(raw: ",\"min\":")
+        append(number: math.min)
+        append(raw: ",\"max\":")
+        append(number: math.max)
+        if let step = math.step {
+            append(raw: ",\"step\":")
+            append(number: step)
+        }
+        if math.scale == .log {
+            append(raw: ",\"scale\":\"log\"")
+        }
+        if let digits = math.digits {
+            append(raw: ",\"digits\":")
+            append(int: digits)
+        }
+    }
+
+    /// An xy pad's axis: `{"min":…,"max":…}` with `step`, `scale`, `digits`, `unit`, `label` when they apply.
+    private mutating func append(axis: Axis) {
+        let start = bytes.count
+        appendSliderFields(axis.math)
+        bytes[start] = ASCII.openBrace // the leading comma becomes the object's brace
+        if !axis.unit.isEmpty {
+            append(raw: ",\"unit\":")
+            append(string: axis.unit)
+        }
+        if !axis.label.isEmpty {
+            append(raw: ",\"label\":")
+            append(string: axis.label)
+        }
+        append(byte: ASCII.closeBrace)
     }
 }

@@ -9,7 +9,9 @@ import TandemCore
 ///    and a JSON object — else `bad_message` "expected a JSON object".
 /// 2. `type` must be `"drag"`, `"set"`, `"step"`, `"undo"`, `"redo"` or
 ///    `"auth"`, else `bad_message`. An `auth` needs a usable `seq` and a string
-///    `token` (else `bad_message`) and becomes `Inbound.auth`.
+///    `token` (else `bad_message`) and becomes `Inbound.auth`. A `preset` is
+///    decoded by `PresetMessages` into `Inbound.preset` (docs/presets.md), a
+///    `restore` by `decodeRestore` (RestoreMessage.swift) into `Inbound.restore`.
 /// 3. `seq` must be a whole number from 1 to 2^53, else `bad_message` (a
 ///    fraction, a string, missing). Every refusal carries `seq` when it was
 ///    usable, and `nil` when it was not (or the frame could not be read).
@@ -20,16 +22,20 @@ import TandemCore
 ///    room's check (`unknown_thumb`).
 /// 6. By type:
 ///    - `drag`: `phase` one of `begin`, `move`, `end`, `cancel`, else
-///      `bad_message`. `dx` and `at` are optional; both present is
-///      `bad_message` ("give dx or at, not both"), either on `cancel` is
-///      `bad_message`; then one present that is not a number is `bad_value`
-///      (`null` too: that is what `JSON.stringify` makes of a NaN).
+///      `bad_message`. `dx`, `dy` (an xy pad's) and `at` are optional; `at`
+///      with `dx` or `dy` is `bad_message` ("give dx or at, not both"), any
+///      of them on `cancel` is `bad_message`; then a `dx` or `dy` that is not
+///      a number is `bad_value` (`null` too: that is what `JSON.stringify`
+///      makes of a NaN), an absent one of the two counting as 0; `at` must be
+///      a number or `[fx, fy]` (two numbers), else `bad_value`.
 ///    - `set`: `value` is required (`bad_message`); a number becomes
-///      `SetValue.number`, a string `.text`, anything else `.other` named by
-///      its JSON type (`boolean`, `null`, `array`, `object`), which the room
-///      refuses as `bad_value` where it does not fit.
-///    - `step`: `by` is required (`bad_message`) and must be a number
-///      (`bad_value`); it is passed on as is, and the room checks it is whole.
+///      `SetValue.number`, a string `.text`, a boolean `.flag`, an object of
+///      only numeric `x` and `y` `.point`, anything else `.other` named by
+///      its JSON type (`null`, `array`, `object`); the room refuses as
+///      `bad_value` what does not fit the control.
+///    - `step`: `by` is required (`bad_message`) and must be a number or
+///      `[nx, ny]` (`bad_value`); it is passed on as is, and the room checks
+///      it is whole and fits the control (a pair only for an xy pad).
 ///
 /// Keys a message does not use are ignored, so a newer client can add fields
 /// without breaking an older server. A repeated key counts once, its last
@@ -59,6 +65,8 @@ public enum MessageDecoder {
             guard case let .string(token)? = fields.token else { return .refused(seq: seq, code: .badMessage, message: "token must be a string") }
             return .auth(seq: seq, token: token)
         }
+        if fields.type == .string("preset") { return PresetMessages.decode(members, seq: seq) }
+        if fields.type == .string("restore") { return decodeRestore(json, seq: seq) }
         switch fields.decode(seq: seq) {
         case let .success(message): return .message(message)
         case let .failure(refusal): return .refused(seq: seq, code: refusal.code, message: refusal.message)

@@ -10,6 +10,7 @@ struct MessageFields {
     var thumbField: JSON?
     var phase: JSON?
     var dx: JSON?
+    var dy: JSON?
     var at: JSON?
     var value: JSON?
     var by: JSON?
@@ -24,6 +25,7 @@ struct MessageFields {
             case "thumb": thumbField = member.value
             case "phase": phase = member.value
             case "dx": dx = member.value
+            case "dy": dy = member.value
             case "at": at = member.value
             case "value": value = member.value
             case "by": by = member.value
@@ -72,19 +74,38 @@ struct MessageFields {
         guard case let .string(name) = phase, let phase = DragPhase(rawValue: name) else {
             return .failure(WireRefusal(.badMessage, "phase must be \"begin\", \"move\", \"end\" or \"cancel\""))
         }
-        if dx != nil && at != nil {
-            return .failure(WireRefusal(.badMessage, "give dx or at, not both"))
+        if (dx != nil || dy != nil) && at != nil {
+            return .failure(WireRefusal(.badMessage, dx != nil ? "give dx or at, not both" : "give dy or at, not both"))
         }
-        if phase == .cancel && (dx != nil || at != nil) {
-            return .failure(WireRefusal(.badMessage, "cancel takes no dx or at"))
+        if phase == .cancel && (dx != nil || dy != nil || at != nil) {
+            return .failure(WireRefusal(.badMessage, dy != nil && dx == nil && at == nil ? "cancel takes no dy" : "cancel takes no dx or at"))
         }
         var pointer: Pointer?
-        if let dx {
-            guard case let .number(x) = dx else { return .failure(WireRefusal(.badValue, "dx must be a number, not \(dx.typeName)")) }
-            pointer = .dx(x)
+        if dx != nil || dy != nil {
+            // An xy pad's drag carries dy too; either absent counts as 0.
+            var x = 0.0, y = 0.0
+            if let dx {
+                guard case let .number(n) = dx else { return .failure(WireRefusal(.badValue, "dx must be a number, not \(dx.typeName)")) }
+                x = n
+            }
+            if let dy {
+                guard case let .number(n) = dy else { return .failure(WireRefusal(.badValue, "dy must be a number, not \(dy.typeName)")) }
+                y = n
+            }
+            pointer = .dx(x, dy: y)
         } else if let at {
-            guard case let .number(x) = at else { return .failure(WireRefusal(.badValue, "at must be a number, not \(at.typeName)")) }
-            pointer = .at(x)
+            switch at {
+            case let .number(x):
+                pointer = .at(x)
+            case let .array(pair):
+                // An xy pad's `[fx, fy]`; the room refuses a pair on a one-axis control.
+                guard pair.count == 2, case let .number(x) = pair[0], case let .number(y) = pair[1] else {
+                    return .failure(WireRefusal(.badValue, "at must be a number or [fx, fy]"))
+                }
+                pointer = .at(x, y: y)
+            default:
+                return .failure(WireRefusal(.badValue, "at must be a number, not \(at.typeName)"))
+            }
         }
         return .success(.drag(control: control, thumb: thumb, phase: phase, pointer: pointer))
     }
@@ -95,6 +116,9 @@ struct MessageFields {
         case nil: return .failure(WireRefusal(.badMessage, "set needs a value"))
         case let .number(x)?: setValue = .number(x)
         case let .string(s)?: setValue = .text(s)
+        case let .bool(b)?: setValue = .flag(b)
+        case let .object(members)? where members.allSatisfy({ ["x", "y"].contains($0.key) && $0.value.numberValue != nil }):
+            setValue = .point(x: value?["x"]?.numberValue, y: value?["y"]?.numberValue)
         case let other?: setValue = .other(other.typeName)
         }
         return .success(.set(control: control, thumb: thumb, value: setValue))
@@ -102,7 +126,17 @@ struct MessageFields {
 
     func step(control: String, thumb: String?) -> Result<Operation, WireRefusal> {
         guard let by else { return .failure(WireRefusal(.badMessage, "step needs by")) }
-        guard case let .number(n) = by else { return .failure(WireRefusal(.badValue, "by must be a number, not \(by.typeName)")) }
-        return .success(.step(control: control, thumb: thumb, by: n))
+        switch by {
+        case let .number(n):
+            return .success(.step(control: control, thumb: thumb, by: n))
+        case let .array(pair) where pair.count == 2:
+            // An xy pad's `[nx, ny]`; the room refuses a pair on a one-axis control.
+            guard case let .number(nx) = pair[0], case let .number(ny) = pair[1] else {
+                return .failure(WireRefusal(.badValue, "by must be a number or [nx, ny]"))
+            }
+            return .success(.step(control: control, thumb: thumb, by: nx, byY: ny))
+        default:
+            return .failure(WireRefusal(.badValue, "by must be a number, not \(by.typeName)"))
+        }
     }
 }

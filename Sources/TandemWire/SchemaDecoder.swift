@@ -88,7 +88,17 @@ public enum SchemaDecoder {
             case "values": definition.values = try field.numbers("a list of numbers")
             case "layout": definition.layout = try field.string()
             case "unit": definition.unit = try field.string()
-            case "scale": definition.scale = try field.numbers("[lo, hi]")
+            case "scale":
+                // A range's `[lo, hi]`, or a slider's `"linear"` / `"log"`.
+                if case let .string(name) = member.value { definition.scaleName = name } else {
+                    definition.scale = try field.numbers("[lo, hi]")
+                }
+            case "digits": definition.digits = try field.number()
+            case "labels": definition.labels = try field.strings()
+            case "x": definition.x = try axis(field)
+            case "y": definition.y = try axis(field)
+            case "group": definition.group = try field.string()
+            case "description": definition.description = try field.string()
             case "operable": definition.operable = try field.numbers("[lo, hi]")
             case "minGap": definition.minGap = try field.number()
             case "state": definition.state = try state(field)
@@ -115,6 +125,10 @@ public enum SchemaDecoder {
             case "green": state.green = try inner.number()
             case "blue": state.blue = try inner.number()
             case "hex": state.hex = try inner.string()
+            case "on": state.on = try inner.bool()
+            case "x": state.x = try inner.number()
+            case "y": state.y = try inner.number()
+            case "presses": state.presses = try inner.number()
             case "fraction":
                 continue // a gauge's derived value, as a welcome carries it
             default:
@@ -122,6 +136,30 @@ public enum SchemaDecoder {
             }
         }
         return state
+    }
+}
+
+extension SchemaDecoder {
+    /// An xy pad's axis: `{"min","max","step","scale","digits","unit","label"}`,
+    /// errors naming `x.min`, `y.scale`…
+    private static func axis(_ field: Field) throws(SchemaError) -> AxisDefinition {
+        guard case let .object(members) = field.value else { throw field.wrong("an object") }
+        var axis = AxisDefinition()
+        for member in members where member.value != .null {
+            let inner = Field(control: field.control, name: "\(field.name).\(member.key)", value: member.value)
+            switch member.key {
+            case "min": axis.min = try inner.number()
+            case "max": axis.max = try inner.number()
+            case "step": axis.step = try inner.number()
+            case "scale": axis.scale = try inner.string()
+            case "digits": axis.digits = try inner.number()
+            case "unit": axis.unit = try inner.string()
+            case "label": axis.label = try inner.string()
+            default:
+                throw SchemaError(control: field.control, field: inner.name, problem: .unknownField)
+            }
+        }
+        return axis
     }
 }
 
@@ -143,6 +181,21 @@ private struct Field {
     func number() throws(SchemaError) -> Double {
         guard case let .number(x) = value else { throw wrong("a number") }
         return x
+    }
+
+    func bool() throws(SchemaError) -> Bool {
+        guard case let .bool(b) = value else { throw wrong("true or false") }
+        return b
+    }
+
+    func strings() throws(SchemaError) -> [String] {
+        guard case let .array(elements) = value else { throw wrong("a list of strings") }
+        var strings: [String] = []
+        for element in elements {
+            guard case let .string(s) = element else { throw wrong("a list of strings") }
+            strings.append(s)
+        }
+        return strings
     }
 
     func numbers(_ expected: String) throws(SchemaError) -> [Double] {

@@ -458,6 +458,8 @@ final class Generator {
             let update = validator.decode(update: json)
             absorb(update, into: &view, by: client, in: room, validator: validator, at: receipt)
             client.view = view
+        case "presets":
+            break // the room's presets list (docs/presets.md): nothing to measure
         case "reject":
             rejects += 1
             if rejects <= 5 { printError("reject: \(String(decoding: message.prefix(300), as: UTF8.self))") }

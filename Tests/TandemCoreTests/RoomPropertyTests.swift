@@ -19,6 +19,30 @@ struct RoomPropertyTests {
         ]))
     }()
 
+    static let kinds: RoomSchema = {
+        try! RoomSchema(validating: RoomDefinition(id: "kinds", controls: [
+            ControlDefinition(id: "cutoff", type: "slider", min: 20, max: 20000, scaleName: "log"),
+            ControlDefinition(id: "q", type: "slider", commit: "live", min: 0.1, max: 10, scaleName: "log", digits: 2),
+            ControlDefinition(id: "res", type: "slider", min: 0, max: 1, digits: 2),
+            ControlDefinition(id: "pad", type: "xy", x: AxisDefinition(min: -1, max: 1, step: 0.25),
+                              y: AxisDefinition(min: 20, max: 20000, scale: "log")),
+            ControlDefinition(id: "live", type: "xy", commit: "live", x: AxisDefinition(min: 0, max: 1, digits: 3),
+                              y: AxisDefinition(min: 0, max: 127, step: 1)),
+            ControlDefinition(id: "on", type: "toggle"),
+            ControlDefinition(id: "hit", type: "button"),
+        ]))
+    }()
+
+    @Test("2,000 seeded sequences on log sliders, xy pads, toggles and buttons keep every invariant")
+    func kindsRoomSequences() {
+        let tally = Tally()
+        for seed in UInt64(1)...2_000 {
+            var run = Simulation(schema: Self.kinds, seed: seed &* 104_729, tally: tally)
+            guard run.play() else { return }
+        }
+        tally.expectEverythingHappened()
+    }
+
     @Test("3,000 seeded sequences on the demo room keep every invariant and replay from their commits")
     func demoRoomSequences() {
         let tally = Tally()
@@ -147,7 +171,9 @@ private struct Simulation {
         case 61..<67:
             let control = pick(schema.controls)
             let by: Double = rng.next() % 10 == 0 ? 0.5 : Double(Int(rng.next() % 25) - 12)
-            effects = send(pick(clients), .step(control: control.id, thumb: randomThumb(control), by: by))
+            var byY: Double?
+            if case .xy = control.kind, rng.next() % 5 != 0 { byY = Double(Int(rng.next() % 25) - 12) }
+            effects = send(pick(clients), .step(control: control.id, thumb: randomThumb(control), by: by, byY: byY))
         case 67..<77:
             now = now.adding(seconds: Double(rng.next() % 4000) / 1000)
             effects = room.expire(at: now)
@@ -208,6 +234,18 @@ private struct Simulation {
         default: phase = .cancel
         }
         var pointer: Pointer?
+        if slot.thumb == Thumb.xy.rawValue || (slot.thumb == nil && slot.control.thumbs == [.xy]) {
+            // A pad: dx and dy, an at pair, or the wrong shape of at.
+            let f = { (r: UInt64) in Double(Int(r % 2400)) / 1000 - 1.2 }
+            switch rng.next() % 6 {
+            case 0: pointer = nil
+            case 1: pointer = .at(f(rng.next()), y: f(rng.next()))
+            case 2: pointer = rng.next() % 2 == 0 ? .at(0.5) : .dx(0, dy: .nan)
+            default: pointer = .dx(f(rng.next()), dy: f(rng.next()))
+            }
+            if phase == .cancel || (phase == .begin && rng.next() % 2 == 0) { pointer = nil }
+            return (.drag(control: slot.control.id, thumb: slot.thumb, phase: phase, pointer: pointer), phase)
+        }
         switch rng.next() % 6 {
         case 0: pointer = nil
         case 1: pointer = .at(Double(Int(rng.next() % 1400)) / 1000 - 0.2)
@@ -226,6 +264,16 @@ private struct Simulation {
         case 1: value = .text(String(format6(rng.next())))
         case 2: value = .other("boolean")
         default: value = .number(Double(Int(rng.next() % 4000)) / 100 - 20)
+        }
+        switch control.kind {
+        case .xy where rng.next() % 4 != 0:
+            let axis = { (r: UInt64) -> Double? in r % 5 == 0 ? nil : Double(Int(r % 40000)) / 100 - 100 }
+            return .set(control: control.id, thumb: randomThumb(control), value: .point(x: axis(rng.next()), y: axis(rng.next())))
+        case .toggle where rng.next() % 2 == 0, .button where rng.next() % 2 == 0:
+            let flags: [SetValue] = [.flag(true), .flag(false), .number(1), .number(0), .number(2)]
+            return .set(control: control.id, thumb: randomThumb(control), value: pick(flags))
+        default:
+            break
         }
         if case .color = control.kind, rng.next() % 2 == 0 {
             return .set(control: control.id, thumb: nil, value: .text(format6(rng.next())))

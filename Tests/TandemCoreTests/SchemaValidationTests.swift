@@ -234,13 +234,17 @@ struct SchemaValidationTests {
     func fieldOfAnotherType() {
         let cases: [(ControlDefinition, String, String)] = [
             (ControlDefinition(id: "x", type: "slider", min: 0, max: 1, values: [1, 2]), "values", "slider"),
-            (ControlDefinition(id: "x", type: "slider", min: 0, max: 1, scale: [0, 9]), "scale", "slider"),
             (ControlDefinition(id: "x", type: "snap", step: 1, values: [1, 2]), "step", "snap"),
             (ControlDefinition(id: "x", type: "range", min: 0, scale: [0, 9]), "min", "range"),
             (ControlDefinition(id: "x", type: "color", layout: "ordinal"), "layout", "color"),
             (ControlDefinition(id: "x", type: "color", minGap: 1), "minGap", "color"),
             (ControlDefinition(id: "x", type: "gauge", min: 0, max: 1, step: 0.5), "step", "gauge"),
-            (ControlDefinition(id: "x", type: "gauge", min: 0, max: 1, unit: "bpm"), "unit", "gauge"),
+            (ControlDefinition(id: "x", type: "gauge", min: 0, max: 1, scaleName: "log"), "scale", "gauge"),
+            (ControlDefinition(id: "x", type: "snap", values: [1, 2], digits: 3), "digits", "snap"),
+            (ControlDefinition(id: "x", type: "slider", min: 0, max: 1, labels: ["a"]), "labels", "slider"),
+            (ControlDefinition(id: "x", type: "toggle", min: 0), "min", "toggle"),
+            (ControlDefinition(id: "x", type: "button", unit: "x"), "unit", "button"),
+            (ControlDefinition(id: "x", type: "slider", min: 0, max: 1, x: AxisDefinition(min: 0, max: 1)), "x", "slider"),
         ]
         for (definition, field, type) in cases {
             let problem = refusal(of: room(definition), control: "x", field: field)

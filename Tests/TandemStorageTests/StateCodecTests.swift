@@ -89,4 +89,36 @@ struct SchemaCodecTests {
         ])
         #expect(try SchemaCodec.decode(SchemaCodec.encode(room)) == room)
     }
+
+    @Test("toggle, xy and button states round-trip, fit only their kinds, and malformed ones are nil")
+    func newKinds() throws {
+        for state: ControlState in [.toggle(on: true), .toggle(on: false), .xy(x: 0.25, y: 632), .button(presses: 41)] {
+            #expect(StateCodec.decode(StateCodec.encode(state)) == state)
+        }
+        #expect(StateCodec.decode(Array(#"{"on":true}"#.utf8), as: .toggle) == .toggle(on: true))
+        #expect(StateCodec.decode(Array(#"{"on":true}"#.utf8), as: .button) == nil)
+        #expect(StateCodec.decode(Array(#"{"presses":3}"#.utf8), as: .button) == .button(presses: 3))
+        let pad = ControlKind.xy(XYSpec(x: Axis(math: SliderMath(min: 0, max: 1)), y: Axis(math: SliderMath(min: 0, max: 1))))
+        #expect(StateCodec.decode(Array(#"{"x":0.5,"y":1}"#.utf8), as: pad) == .xy(x: 0.5, y: 1))
+        #expect(StateCodec.decode(Array(#"{"value":0.5}"#.utf8), as: pad) == nil)
+        for bad in [#"{"on":1}"#, #"{"on":"yes"}"#, #"{"x":1}"#, #"{"x":1,"y":"2"}"#, #"{"presses":1.5}"#, #"{"presses":true}"#] {
+            #expect(StateCodec.decode(Array(bad.utf8)) == nil, "\(bad)")
+        }
+    }
+
+    @Test("a room of every new kind and option survives the schema codec")
+    func newKindsSchema() throws {
+        let room = try schema("synth", [
+            ControlDefinition(id: "f", type: "slider", min: 20, max: 20000, unit: "Hz", state: StateDefinition(value: 440),
+                              scaleName: "log", digits: 4, group: "Filter", description: "Cutoff"),
+            ControlDefinition(id: "w", type: "snap", values: [0, 1], labels: ["sine", "saw"], group: "Osc"),
+            ControlDefinition(id: "t", type: "toggle", state: StateDefinition(on: true)),
+            ControlDefinition(id: "p", type: "xy", state: StateDefinition(x: 0.5, y: 100),
+                              x: AxisDefinition(min: 0, max: 1, step: 0.5, label: "Mix"),
+                              y: AxisDefinition(min: 10, max: 1000, scale: "log", digits: 2, unit: "Hz")),
+            ControlDefinition(id: "b", type: "button", state: StateDefinition(presses: 3)),
+            ControlDefinition(id: "g", type: "gauge", min: 0, max: 1, unit: "dB"),
+        ])
+        #expect(try SchemaCodec.decode(SchemaCodec.encode(room)) == room)
+    }
 }

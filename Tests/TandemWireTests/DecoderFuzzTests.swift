@@ -16,6 +16,8 @@ struct DecoderFuzzTests {
         ##"{"type":"set","seq":7,"control":"color","value":"#FF8800"}"##,
         #"{"type":"step","seq":8,"control":"size","by":-1}"#,
         #"{"type":"auth","seq":9,"token":"a.b.c"}"#,
+        #"{"type":"preset","seq":10,"action":"rename","name":" Warm ","to":"Wärmer"}"#,
+        #"{"type":"restore","seq":10,"rev":500}"#,
         #"{"type":"set","seq":9,"control":"n\u00e9\ud83d\ude00","value":[1,{"a":null}],"x":-1.5e-3}"#,
     ]
 
@@ -28,12 +30,12 @@ struct DecoderFuzzTests {
             #expect((1...MessageDecoder.maxSeq).contains(message.seq))
             switch message.operation {
             case let .drag(_, _, _, pointer):
-                if case let .dx(x)? = pointer { #expect(x.isFinite) }
-                if case let .at(x)? = pointer { #expect(x.isFinite) }
+                if case let .dx(x, dy)? = pointer { #expect(x.isFinite && dy.isFinite) }
+                if case let .at(x, y)? = pointer { #expect(x.isFinite && (y?.isFinite ?? true)) }
             case let .set(_, _, .number(x)):
                 #expect(x.isFinite)
-            case let .step(_, _, by):
-                #expect(by.isFinite)
+            case let .step(_, _, by, byY):
+                #expect(by.isFinite && (byY?.isFinite ?? true))
             default:
                 break
             }
@@ -42,6 +44,12 @@ struct DecoderFuzzTests {
             if let seq { #expect(seq >= 1) }
         case let .auth(seq, _):
             #expect((1...MessageDecoder.maxSeq).contains(seq))
+        case let .preset(seq, request):
+            #expect((1...MessageDecoder.maxSeq).contains(seq))
+            #expect(!request.name.isEmpty && request.name.count <= PresetName.maxLength)
+        case let .restore(seq, revision):
+            #expect((1...MessageDecoder.maxSeq).contains(seq))
+            #expect(revision >= 0)
         }
         // Whatever parses must also write back and parse to the same value.
         if let json = try? JSONParser.parse(bytes) {

@@ -113,8 +113,10 @@ struct MessageDecoderTests {
         #expect(refusal(#"{"type":"set","seq":8,"control":"gain"}"#) == Refusal(8, .badMessage))
         let cases: [(String, SetValue)] = [
             ("0.5", .number(0.5)), ("-3", .number(-3)), (##""#FF8800""##, .text("#FF8800")), (#""0.5""#, .text("0.5")),
-            ("true", .other("boolean")), ("false", .other("boolean")), ("null", .other("null")),
-            ("[1]", .other("array")), (#"{"v":1}"#, .other("object")),
+            ("true", .flag(true)), ("false", .flag(false)), ("null", .other("null")),
+            ("[1]", .other("array")), (#"{"v":1}"#, .other("object")), (#"{"x":1,"v":1}"#, .other("object")),
+            (#"{"x":"1"}"#, .other("object")), (#"{"x":1}"#, .point(x: 1, y: nil)), (#"{"y":-2,"x":0.5}"#, .point(x: 0.5, y: -2)),
+            ("{}", .point(x: nil, y: nil)),
         ]
         for (value, expected) in cases {
             #expect(decode(#"{"type":"set","seq":8,"control":"gain","value":\#(value)}"#)

@@ -64,7 +64,7 @@ struct SchemaDecoderTests {
               (#"{"id":"s","type":"snap","values":3}"#, "s", "values", "a list of numbers"),
               (#"{"id":"s","type":"snap","values":[1],"layout":1}"#, "s", "layout", "a string"),
               (#"{"id":"s","type":"snap","values":[1],"unit":{}}"#, "s", "unit", "a string"),
-              (#"{"id":"s","type":"range","scale":"0-9"}"#, "s", "scale", "[lo, hi]"),
+              (#"{"id":"s","type":"range","scale":{"lo":0}}"#, "s", "scale", "[lo, hi]"),
               (#"{"id":"s","type":"range","scale":[0,9],"operable":[0,[3]]}"#, "s", "operable", "[lo, hi]"),
               (#"{"id":"s","type":"range","scale":[0,9],"minGap":"1"}"#, "s", "minGap", "a number"),
               (#"{"id":"s","type":"range","scale":[0,9],"state":{"upper":"2"}}"#, "s", "state.upper", "a number"),

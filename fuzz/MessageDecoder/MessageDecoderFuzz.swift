@@ -69,6 +69,29 @@ private func checkDecoder(_ bytes: [UInt8]) {
         out.append(raw: "}")
         let again = MessageDecoder.decode(out.bytes)
         require(again == .auth(seq: seq, token: token), "auth \(seq) written back decodes as \(again)")
+    case let .restore(seq, revision):
+        require(seq >= 1 && seq <= MessageDecoder.maxSeq && revision >= 0 && revision <= MessageDecoder.maxSeq,
+                "decoded restore seq \(seq) rev \(revision)")
+        let again = MessageDecoder.decode(Array("{\"type\":\"restore\",\"seq\":\(seq),\"rev\":\(revision)}".utf8))
+        require(again == .restore(seq: seq, revision: revision), "restore \(seq) \(revision) written back decodes as \(again)")
+    case let .preset(seq, request):
+        // A decoded name is already clean: written back, it decodes to the same request.
+        require(seq >= 1 && seq <= MessageDecoder.maxSeq, "decoded preset seq \(seq)")
+        require(PresetName.clean(request.name) == .success(request.name), "preset name '\(request.name)' is not clean")
+        var out = JSONWriter()
+        out.append(raw: "{\"type\":\"preset\",\"seq\":")
+        out.append(int: seq)
+        out.append(raw: ",\"action\":")
+        out.append(string: request.action)
+        out.append(raw: ",\"name\":")
+        out.append(string: request.name)
+        if case let .rename(_, to) = request {
+            out.append(raw: ",\"to\":")
+            out.append(string: to)
+        }
+        out.append(raw: "}")
+        let again = MessageDecoder.decode(out.bytes)
+        require(again == .preset(seq: seq, request), "preset \(request) written back decodes as \(again)")
     case let .refused(seq, code, text):
         require(code == .badMessage || code == .badValue, "the wire refused with \(code)")
         if let seq { require(seq >= 1 && seq <= MessageDecoder.maxSeq, "refusal carries seq \(seq)") }
@@ -91,8 +114,8 @@ private func checkSetBody(_ bytes: [UInt8]) {
             return
         }
         require(control == "gain", "a set body named control \(control)")
-    case .auth:
-        require(false, "a set body decoded as an auth message")
+    case .auth, .restore, .preset:
+        require(false, "a set body decoded as an auth, restore or preset message")
     case let .refused(seq, code, _):
         require(seq == 7, "a set body's refusal has seq \(String(describing: seq))")
         require(code == .badMessage || code == .badValue, "a set body refused with \(code)")
@@ -105,15 +128,18 @@ private func requireInRange(_ message: ClientMessage) {
     case let .drag(_, _, phase, pointer):
         if phase == .cancel { require(pointer == nil, "a cancel decoded with \(String(describing: pointer))") }
         switch pointer {
-        case let .dx(x)?, let .at(x)?: require(x.isFinite, "pointer \(x)")
+        case let .dx(x, dy)?: require(x.isFinite && dy.isFinite, "pointer \(x), \(dy)")
+        case let .at(x, y)?: require(x.isFinite && (y?.isFinite ?? true), "pointer \(x), \(String(describing: y))")
         case nil: break
         }
     case let .set(_, _, .number(x)):
         require(x.isFinite, "set value \(x)")
+    case let .set(_, _, .point(x, y)):
+        require((x?.isFinite ?? true) && (y?.isFinite ?? true), "set point \(String(describing: x)), \(String(describing: y))")
     case let .set(_, _, .other(type)):
-        require(["null", "boolean", "array", "object"].contains(type), "set value of JSON type \(type)")
-    case let .step(_, _, by):
-        require(by.isFinite, "step by \(by)")
+        require(["null", "array", "object"].contains(type), "set value of JSON type \(type)")
+    case let .step(_, _, by, byY):
+        require(by.isFinite && (byY?.isFinite ?? true), "step by \(by), \(String(describing: byY))")
     default:
         break
     }
@@ -124,6 +150,8 @@ private func encode(_ message: ClientMessage) -> [UInt8] {
     var members = [JSONMember("seq", .number(Double(message.seq)))]
     func thumb(_ name: String?) -> [JSONMember] { name.map { [JSONMember("thumb", .string($0))] } ?? [] }
     switch message.operation {
+    case .batch:
+        fatalError("no frame decodes to a batch")
     case .undo:
         members.insert(JSONMember("type", .string("undo")), at: 0)
     case .redo:
@@ -132,8 +160,11 @@ private func encode(_ message: ClientMessage) -> [UInt8] {
         members.insert(JSONMember("type", .string("drag")), at: 0)
         members += [JSONMember("control", .string(control))] + thumb(name) + [JSONMember("phase", .string(phase.rawValue))]
         switch pointer {
-        case let .dx(x)?: members.append(JSONMember("dx", .number(x)))
-        case let .at(x)?: members.append(JSONMember("at", .number(x)))
+        case let .dx(x, dy)?:
+            members.append(JSONMember("dx", .number(x)))
+            if dy != 0 { members.append(JSONMember("dy", .number(dy))) }
+        case let .at(x, nil)?: members.append(JSONMember("at", .number(x)))
+        case let .at(x, y?)?: members.append(JSONMember("at", .array([.number(x), .number(y)])))
         case nil: break
         }
     case let .set(control, name, value):
@@ -142,18 +173,22 @@ private func encode(_ message: ClientMessage) -> [UInt8] {
         switch value {
         case let .number(x): members.append(JSONMember("value", .number(x)))
         case let .text(s): members.append(JSONMember("value", .string(s)))
+        case let .flag(b): members.append(JSONMember("value", .bool(b)))
+        case let .point(x, y):
+            let axes = [x.map { JSONMember("x", .number($0)) }, y.map { JSONMember("y", .number($0)) }].compactMap { $0 }
+            members.append(JSONMember("value", .object(axes)))
         case let .other(type):
             let sample: JSON = switch type {
             case "null": .null
-            case "boolean": .bool(true)
             case "array": .array([])
             default: .object([])
             }
             members.append(JSONMember("value", sample))
         }
-    case let .step(control, name, by):
+    case let .step(control, name, by, byY):
         members.insert(JSONMember("type", .string("step")), at: 0)
-        members += [JSONMember("control", .string(control))] + thumb(name) + [JSONMember("by", .number(by))]
+        let amount: JSON = byY.map { .array([.number(by), .number($0)]) } ?? .number(by)
+        members += [JSONMember("control", .string(control))] + thumb(name) + [JSONMember("by", amount)]
     }
     return JSON.object(members).bytes
 }

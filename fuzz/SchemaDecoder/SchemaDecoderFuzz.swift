@@ -54,6 +54,12 @@ private func requireWellFormed(_ schema: RoomSchema) {
             if let step { require(step > 0 && step <= 1, "colour step \(step)") }
         case let .gauge(math):
             require(math.min.isFinite && math.max.isFinite && math.min < math.max, "gauge bounds \(math.min)...\(math.max)")
+        case let .xy(spec):
+            for axis in [spec.x.math, spec.y.math] {
+                require(axis.min.isFinite && axis.max.isFinite && axis.min < axis.max, "xy axis bounds \(axis.min)...\(axis.max)")
+            }
+        case .toggle, .button:
+            break
         }
     }
 }
@@ -101,6 +107,12 @@ private func pushEveryThumb(_ room: inout Room) {
             }
             for x in [-1e308, -1, 0, 0.5, 1, 1e308] { _ = send(.set(control: control.id, thumb: thumb, value: .number(x))) }
             for n in [1.0, -1, 1e15, -1e15] { _ = send(.step(control: control.id, thumb: thumb, by: n)) }
+            // The pad's two-axis forms (refused by one-axis controls).
+            _ = send(.drag(control: control.id, thumb: thumb, phase: .begin, pointer: .at(0.25, y: 0.75)))
+            _ = send(.drag(control: control.id, thumb: thumb, phase: .end, pointer: .dx(0.5, dy: -2)))
+            _ = send(.step(control: control.id, thumb: thumb, by: 1e15, byY: -1))
+            _ = send(.set(control: control.id, thumb: thumb, value: .point(x: -1e308, y: 1e308)))
+            _ = send(.set(control: control.id, thumb: thumb, value: .flag(true)))
             _ = send(.undo)
             _ = send(.redo)
         }

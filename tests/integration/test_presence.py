@@ -58,6 +58,8 @@ def test_a_reject_comes_before_the_update_that_carries_its_ack(server, connect):
     ann = connect(server)
     seq = ann.set("volume", 1)
     first = ann.recv()
+    if first["type"] == "presets":  # the room's presets list follows every welcome
+        first = ann.recv()
     assert first["type"] == "reject" and first["seq"] == seq, first
     ann.expect_ack(seq)
 

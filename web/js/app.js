@@ -9,16 +9,23 @@ import { Connection, roomURL } from "./connection.js";
 import { h, setAttr, setText, svg } from "./dom.js";
 import { RoomModel } from "./protocol.js";
 import { renderPresence, setRenameHandler } from "./presence.js";
+import { PresetsPanel } from "./presets.js";
 import { setupHistory } from "./history.js";
 import { askName, knownName } from "./name.js";
 import { setupShare } from "./share.js";
 import { renderStatus } from "./status.js";
+import { createTimeline } from "./timeline.js";
 import { createColor } from "./controls/color.js";
 import { abortDrags, refreshDrags } from "./controls/drag.js";
 import { createGauge } from "./controls/gauge.js";
 import { createRange } from "./controls/range.js";
 import { createSlider } from "./controls/slider.js";
 import { createSnap } from "./controls/snap.js";
+import { createButton } from "./controls/button.js";
+import { loadLastChanges, renderChanged, tickChanged } from "./controls/changed.js";
+import { groupCards } from "./controls/groups.js";
+import { createToggle } from "./controls/toggle.js";
+import { createXY } from "./controls/xy.js";
 
 const VIEWS = {
   slider: createSlider,
@@ -26,6 +33,9 @@ const VIEWS = {
   range: createRange,
   color: createColor,
   gauge: createGauge,
+  toggle: createToggle,
+  xy: createXY,
+  button: createButton,
 };
 
 const params = new URLSearchParams(location.search);
@@ -122,6 +132,8 @@ const connection = new Connection(() => roomURL(location, room, name, access.con
   },
 });
 const actions = new Actions(model, connection, scheduleRender);
+const presets = new PresetsPanel({ model, connection, changed: scheduleRender, paused: () => timeline.viewing });
+const timeline = createTimeline({ room, model, actions, connection, token: () => access.connectToken(), onChange: scheduleRender }, els.main);
 access.sendAuth = (token) => {
   if (!connection.isOpen) return null;
   const seq = model.nextSeq();
@@ -136,6 +148,7 @@ const undo = setupHistory({
 
 function handleMessage(msg) {
   const now = Date.now();
+  timeline.message(msg);
   switch (msg.type) {
     case "welcome":
       abortDrags();
@@ -144,13 +157,18 @@ function handleMessage(msg) {
       access.welcomed();
       recovery = "none";
       buildViews();
+      loadLastChanges(model, room, access.connectToken(), scheduleRender);
       break;
     case "update":
       undo.update(msg);
       model.applyUpdate(msg, now);
       access.acked(model.ack);
       break;
+    case "presets":
+      presets.apply(msg);
+      break;
     case "reject": {
+      if (presets.rejected(msg)) break;
       if (access.rejected(msg)) {
         console.warn("tandem: a fresh token was refused", msg);
         break;
@@ -193,7 +211,7 @@ function buildViews() {
   if (sections.length === 0) {
     sections.push(h("p", { class: "empty" }, "This room has no controls yet."));
   }
-  els.main.replaceChildren(...sections);
+  els.main.replaceChildren(...groupCards(sections));
   els.main.removeAttribute("aria-busy");
   readOnlyShown = null;
 }
@@ -305,11 +323,14 @@ function render() {
     document.title = `${model.title} · Tandem`;
   }
   refreshDrags();
+  timeline.render();
   for (const [id, view] of views) {
-    const state = model.shown(id);
-    if (state) view.update(state, model.ghostsOf(id));
+    const state = timeline.shown(id) ?? model.shown(id); // a past moment this person is viewing
+    if (state) view.update(state, timeline.viewing ? [] : model.ghostsOf(id));
   }
+  renderChanged(views, model, now);
   renderPresence(els.presence, model.peerList(), model.present);
+  presets.render(closed);
   undo.render();
   if (connection.state === "reconnecting") tickCountdown();
 }
@@ -337,7 +358,7 @@ function scheduleExpiry() {
   }, Math.max(0, next - Date.now()) + 10);
 }
 
-window.tandem = Object.freeze({ model, connection, access });
+window.tandem = Object.freeze({ model, connection, access, timeline });
 // A page left for another (the lobby, a link) may be kept by the browser's
 // back/forward cache with its socket open, still counted in the room: close it.
 window.addEventListener("pagehide", () => connection.stop());
@@ -355,6 +376,7 @@ setRenameHandler(() => askName(model.title ?? room, { current: name, rename: tru
 }));
 
 access.start();
+tickChanged(scheduleRender);
 scheduleRender();
 const known = knownName(params, tokenClaims(access.connectToken()));
 if (known != null) {

@@ -153,6 +153,136 @@ export function sliderPosition(value, min, max) {
   return (value - min) / (max - min);
 }
 
+// ---- significant digits, log scale (issue 11) ------------------------------
+
+/** value rounded to `digits` significant digits (half away from zero); 0, NaN and ±∞ pass through.
+ *  Scaled by a power of ten that is exact (10^k with k ≥ 0, multiplied or divided), so 1234.5 to
+ *  4 digits is 1235, not 1234.4999…; digits null or absent: the value as is. */
+export function roundDigits(value, digits) {
+  if (digits == null || !(digits > 0) || !Number.isFinite(value) || value === 0) return value;
+  const a = Math.abs(value);
+  let exponent = Math.floor(Math.log(a) / Math.LN10);
+  // The logarithm may land a hair off at exact powers of ten: the exponent is the one with 10^e ≤ |v| < 10^(e+1).
+  while (exponent > -400 && a < powerOfTen(exponent)) exponent -= 1;
+  while (exponent < 400 && a >= powerOfTen(exponent + 1)) exponent += 1;
+  const shift = digits - 1 - exponent;
+  let rounded;
+  if (shift >= 0) {
+    const scale = powerOfTen(shift);
+    if (!Number.isFinite(scale)) return value;
+    rounded = roundHalfAway(a * scale) / scale;
+  } else {
+    rounded = roundHalfAway(a / powerOfTen(-shift)) * powerOfTen(-shift);
+  }
+  if (!Number.isFinite(rounded)) return value;
+  return value < 0 ? -rounded : rounded;
+}
+
+/** 10^k as the nearest double, what the literal 1eK means (10 ** k may be an ulp off past 1e22), as the server's table. */
+function powerOfTen(k) {
+  return Number(`1e${k}`);
+}
+
+/** Log scale: min·(max/min)^f for f in [0, 1], rounded to `digits`, then clamped to [min, max]. */
+export function logValueAt(f, min, max, digits = 3) {
+  // min·(max/min)^f, written as the server writes it: min·e^(f·ln(max/min)).
+  const raw = min * Math.exp(unit(f) * Math.log(max / min));
+  return clamp(roundDigits(raw, digits), min, max);
+}
+
+/** Log scale: the track fraction of v, ln(v/min)/ln(max/min). */
+export function logPosition(value, min, max) {
+  if (!(value > 0)) return 0;
+  return Math.log(value / min) / Math.log(max / min);
+}
+
+/** Log scale `step` by n: the track fraction moves n/100 from v's position, then logValueAt. */
+export function logStep(value, n, min, max, digits = 3) {
+  return logValueAt(logPosition(clamp(value, min, max), min, max) + n / 100, min, max, digits);
+}
+
+/** Log scale `set`: clamped to [min, max], rounded to `digits` (and kept in [min, max]). */
+export function logSet(value, min, max, digits = 3) {
+  return clamp(roundDigits(clamp(value, min, max), digits), min, max);
+}
+
+/**
+ * One axis of slider math, for a slider or an xy pad's axis ({min, max, step?,
+ * scale?, digits?}): linear (optionally on a step grid, rounded to `digits`
+ * only when given) or log (digits default 3).
+ */
+export const axisMath = {
+  isLog: (axis) => axis.scale === "log",
+  digits: (axis) => axis.digits ?? (axis.scale === "log" ? 3 : null),
+  valueAt(axis, f) {
+    if (axisMath.isLog(axis)) return logValueAt(f, axis.min, axis.max, axisMath.digits(axis));
+    return roundedLinear(sliderValueAt(f, axis.min, axis.max, axis.step ?? null), axis);
+  },
+  position(axis, value) {
+    if (axisMath.isLog(axis)) return logPosition(value, axis.min, axis.max);
+    return sliderPosition(value, axis.min, axis.max);
+  },
+  set(axis, value) {
+    if (axisMath.isLog(axis)) return logSet(value, axis.min, axis.max, axisMath.digits(axis));
+    return roundedLinear(sliderSet(value, axis.min, axis.max, axis.step ?? null), axis);
+  },
+  step(axis, value, n) {
+    if (axisMath.isLog(axis)) return logStep(value, n, axis.min, axis.max, axisMath.digits(axis));
+    return roundedLinear(sliderStep(value, n, axis.min, axis.max, axis.step ?? null), axis);
+  },
+};
+
+/** A linear value rounded to the axis' `digits` when it has them and no step (a grid value is kept as is), kept in [min, max]. */
+function roundedLinear(value, axis) {
+  if (axis.digits == null || axis.step) return value;
+  return clamp(roundDigits(value, axis.digits), axis.min, axis.max);
+}
+
+/** An xy pad's state with the pointer at [fx, fy] (fractions; fy = 0 at the y axis' min). */
+export function xyAt(control, [fx, fy]) {
+  return { x: axisMath.valueAt(control.x, fx), y: axisMath.valueAt(control.y, fy) };
+}
+
+/** The [fx, fy] track fractions of an xy state. */
+export function xyPosition(control, state) {
+  return [axisMath.position(control.x, state.x), axisMath.position(control.y, state.y)];
+}
+
+/** An xy drag: each axis from its position in `start` moved by dx (dy up the y axis), clamped, placed. */
+export function xyDrag(control, start, dx = 0, dy = 0) {
+  const [fx, fy] = xyPosition(control, start);
+  return xyAt(control, [unit(fx + dx), unit(fy + dy)]);
+}
+
+/** An xy `set`: each given axis set as a slider is; a missing axis stays. */
+export function xySet(control, value, context) {
+  return {
+    x: typeof value?.x === "number" ? axisMath.set(control.x, value.x) : context.x,
+    y: typeof value?.y === "number" ? axisMath.set(control.y, value.y) : context.y,
+  };
+}
+
+/** An xy `step` by [nx, ny]: each axis steps as a slider does. */
+export function xyStep(control, [nx, ny], context) {
+  return {
+    x: nx ? axisMath.step(control.x, context.x, nx) : context.x,
+    y: ny ? axisMath.step(control.y, context.y, ny) : context.y,
+  };
+}
+
+/** What a toggle's `set` stores: true/false or 1/0; anything else null (the server says bad_value). */
+export function toggleSet(value) {
+  if (value === true || value === 1) return true;
+  if (value === false || value === 0) return false;
+  return null;
+}
+
+/** A toggle's `step` by n: any non-zero whole n flips it; 0 leaves it; a fraction is null (bad_value). */
+export function toggleStep(on, n) {
+  if (!Number.isInteger(n)) return null;
+  return n === 0 ? on : !on;
+}
+
 // ---- colour ---------------------------------------------------------------
 
 /** "#RRGGBB": each channel round(c*255), upper-case hex. */
@@ -202,6 +332,9 @@ export function thumbsOf(control) {
     case "snap": return ["index"];
     case "range": return ["lower", "upper"];
     case "color": return ["red", "green", "blue"];
+    case "toggle": return ["on"];
+    case "xy": return ["xy"];
+    case "button": return ["press"];
     default: return [];
   }
 }
@@ -216,6 +349,9 @@ export function thumbValue(control, state, thumb) {
   switch (control.type) {
     case "snap": return state.index;
     case "slider": return state.value;
+    case "toggle": return state.on ? 1 : 0;
+    case "xy": return { x: state.x, y: state.y };
+    case "button": return state.presses;
     default: return state[thumb];
   }
 }
@@ -223,7 +359,9 @@ export function thumbValue(control, state, thumb) {
 /** The track fraction of a thumb in state. */
 export function position(control, state, thumb) {
   switch (control.type) {
-    case "slider": return sliderPosition(state.value, control.min, control.max);
+    case "slider": return axisMath.position(control, state.value);
+    case "xy": return xyPosition(control, state);
+    case "toggle": return state.on ? 1 : 0;
     case "snap": return snapPosition(state.index, control.values, control.layout ?? "ordinal");
     case "range": return rangePosition(state[thumb], control.scale);
     case "color": return state[thumb];
@@ -231,10 +369,11 @@ export function position(control, state, thumb) {
   }
 }
 
-/** context with thumb put at fraction f, by the kind's math. */
+/** context with thumb put at fraction f (an xy pad: [fx, fy]), by the kind's math. */
 export function place(control, thumb, f, context) {
   switch (control.type) {
-    case "slider": return { value: sliderValueAt(f, control.min, control.max, control.step ?? null) };
+    case "slider": return { value: axisMath.valueAt(control, f) };
+    case "xy": return xyAt(control, f);
     case "snap": return snapState(control, snapIndexAt(f, control.values, control.layout ?? "ordinal"));
     case "range": return rangePlace(thumb, rangeRaw(f, control.scale), context, operableOf(control), gapOf(control));
     case "color": return withHex({ ...context, [thumb]: sliderValueAt(f, 0, 1, control.step ?? null) });
@@ -245,7 +384,9 @@ export function place(control, thumb, f, context) {
 /** context with thumb at a thumb-number, clamped as a drag of that thumb would be. */
 export function hold(control, thumb, number, context) {
   switch (control.type) {
-    case "slider": return { value: sliderSet(number, control.min, control.max, control.step ?? null) };
+    case "slider": return { value: axisMath.set(control, number) };
+    case "xy": return xySet(control, number, context);
+    case "toggle": return { on: toggleSet(number) ?? context.on };
     case "snap": return snapState(control, clamp(roundHalfAway(number), 0, control.values.length - 1));
     case "range": return rangePlace(thumb, roundHalfAway(number), context, operableOf(control), gapOf(control));
     case "color": return withHex({ ...context, [thumb]: sliderSet(number, 0, 1, control.step ?? null) });
@@ -258,14 +399,18 @@ export function setValue(control, thumb, value, context) {
   switch (control.type) {
     case "snap": return snapState(control, snapNearestIndex(value, control.values));
     case "gauge": return { value, fraction: gaugeFraction(value, control.min, control.max) };
+    case "button": return value === true ? { presses: context.presses + 1 } : context;
     default: return hold(control, thumb ?? thumbsOf(control)[0], value, context);
   }
 }
 
-/** What a `step` by n commits; never wraps. A colour channel with a step moves n steps, without one n/255. */
+/** What a `step` by n (an xy pad: [nx, ny]) commits; never wraps (a toggle flips, a button counts one press). A colour channel with a step moves n steps, without one n/255. */
 export function stepBy(control, thumb, n, context) {
   switch (control.type) {
-    case "slider": return { value: sliderStep(context.value, n, control.min, control.max, control.step ?? null) };
+    case "slider": return { value: axisMath.step(control, context.value, n) };
+    case "xy": return xyStep(control, n, context);
+    case "toggle": return { on: toggleStep(context.on, n) ?? context.on };
+    case "button": return n > 0 && Number.isInteger(n) ? { presses: context.presses + 1 } : context;
     case "snap": return snapState(control, clamp(context.index + n, 0, control.values.length - 1));
     case "range": return rangePlace(thumb, context[thumb] + n, context, operableOf(control), gapOf(control));
     case "color": {

@@ -47,9 +47,14 @@ export function withDerived(control, state) {
   return s;
 }
 
-/** The thumb's wire fields: a snap's `index` carries its `value` along. */
+/** The thumb's wire fields: a snap's `index` carries its `value` along; an xy pad's one thumb is both axes. */
 function thumbFields(control, thumb) {
-  return control.type === "snap" ? ["index", "value"] : [thumb];
+  switch (control.type) {
+    case "snap": return ["index", "value"];
+    case "xy": return ["x", "y"];
+    case "button": return ["presses"];
+    default: return [thumb];
+  }
 }
 
 /** True when two wire states hold the same fields with the same values. */
@@ -72,6 +77,8 @@ export class RoomModel {
     this.seq = 0;
     /** Bumped on every change that may alter what is drawn. */
     this.version = 0;
+    /** control id -> {rev, by, name, at}: who last changed it and when (ms); kept across welcomes while the rev holds. */
+    this.lastChanges = new Map();
   }
 
   /** Forgets the room (not the peers or seq). */
@@ -212,7 +219,27 @@ export class RoomModel {
     }
     this.prune(now);
     for (const g of msg.gestures ?? []) this.applyGesture(g);
+    for (const [id, last] of this.lastChanges) {
+      if (this.controls.get(id)?.rev !== last.rev) this.lastChanges.delete(id);
+    }
     this.version += 1;
+  }
+
+  /** Records who changed a control at revision `rev` (from a change entry or the history), unless a later change is known. */
+  noteChange(controlId, { rev, by, name = null, at }) {
+    const known = this.lastChanges.get(controlId);
+    if (known && known.rev > rev) return;
+    // `mine` is decided now: after a reconnect this page has another client id.
+    this.lastChanges.set(controlId, { rev, by, name: name ?? this.peers.get(by)?.name ?? null, at, mine: by === this.client });
+    this.version += 1;
+  }
+
+  /** Who last changed the control and when: {by, name, at, me}, or null when unknown. */
+  lastChange(controlId) {
+    const last = this.lastChanges.get(controlId);
+    if (!last) return null;
+    const { mine, ...rest } = last;
+    return { ...rest, name: last.name ?? this.peers.get(last.by)?.name ?? null, me: mine || last.by === this.client };
   }
 
   /** An `update`: changes, gestures, joined, left, ack. */
@@ -223,6 +250,7 @@ export class RoomModel {
       if (!c) continue;
       c.state = copyState(ch.state);
       if (typeof ch.rev === "number") c.rev = ch.rev;
+      if (ch.by != null) this.noteChange(ch.control, { rev: c.rev, by: ch.by, at: now });
     }
     for (const p of msg.joined ?? []) {
       this.peers.set(p.client, { client: p.client, name: p.name, color: p.color, away: false, leftAt: null });

@@ -8,6 +8,12 @@ public enum Thumb: String, Sendable, Hashable, CaseIterable {
     case lower, upper
     /// The channel tracks of a colour picker.
     case red, green, blue
+    /// The one thumb of a toggle.
+    case on
+    /// The one thumb of an xy pad, moving both axes.
+    case xy
+    /// The one thumb of a button.
+    case press
 
     var rangeThumb: RangeThumb? { RangeThumb(rawValue: rawValue) }
     var colorChannel: ColorChannel? { ColorChannel(rawValue: rawValue) }

@@ -1,17 +1,18 @@
 /// One step of a member's undo history: what one committed gesture, `set` or
 /// `step` did to the thumbs it touched.
 ///
-/// Values are thumb values as `ControlState.value(of:)` gives them (a snap
-/// slider's index, a range thumb's integer, a channel's level); a gauge's
-/// value is kept under `value`.
+/// Values are thumb values as `ControlState.thumbValue(of:)` gives them (a
+/// snap slider's index, a range thumb's integer, a channel's level, a
+/// toggle's 0 or 1, an xy pad's two values); a gauge's value is kept under
+/// `value`. A button's press is never an edit.
 struct Edit: Sendable, Hashable {
     /// One thumb's value before and after the edit.
     struct Change: Sendable, Hashable {
         /// The control's position in the room.
         let control: Int
         let thumb: Thumb
-        let before: Double
-        let after: Double
+        let before: ThumbValue
+        let after: ThumbValue
     }
 
     /// The thumbs the edit touched: one, a colour's three for a whole-colour

@@ -4,8 +4,8 @@ struct Gesture: Sendable, Hashable {
     enum PointerState: Sendable, Hashable {
         /// Pressed on the thumb and not moved yet: the thumb keeps its value.
         case still
-        /// At this track fraction, already clamped to [0, 1].
-        case fraction(Double)
+        /// At this track point, already clamped to [0, 1] on each axis.
+        case fraction(TrackPoint)
     }
 
     /// The client holding the thumb.
@@ -14,28 +14,29 @@ struct Gesture: Sendable, Hashable {
     let control: Int
     /// The thumb held.
     let thumb: Thumb
-    /// The track fraction `dx` is measured from: the thumb's position at
-    /// `begin`, or the `at` of the `begin`.
-    let anchor: Double
-    /// The thumb's value when the gesture began (a number of the kind `ControlState.value(of:)` gives).
-    let startValue: Double
+    /// The track point `dx` (and `dy`) is measured from: the thumb's position
+    /// at `begin`, or the `at` of the `begin`.
+    let anchor: TrackPoint
+    /// The thumb's value when the gesture began (as `ControlState.thumbValue(of:)` gives it).
+    let startValue: ThumbValue
     /// `release`: moves preview and the end commits; `live`: every move commits.
     let commit: CommitMode
     /// The pointer now.
     var pointer: PointerState
     /// The thumb's previewed value (release mode only; live gestures show the committed value).
-    var preview: Double?
+    var preview: ThumbValue?
     /// The last time a message for this gesture arrived; the hold lapses 10 s after it.
     var lastHeard: Moment
     /// Whether a live-mode move committed: the gesture is then an edit to undo when it finishes.
     var committedAny = false
 
-    /// The pointer after `input`: `dx` is added to the anchor, `at` replaces it,
-    /// both are clamped to [0, 1]; no input leaves it where it was (a keep-alive).
+    /// The pointer after `input`: `dx` (and `dy`) is added to the anchor, `at`
+    /// replaces it, each axis clamped to [0, 1]; no input leaves it where it
+    /// was (a keep-alive). Only a pad's gesture has a second axis: any other keeps y at 0.
     func pointer(after input: Pointer?) -> PointerState {
         switch input {
-        case let .dx(dx): .fraction(unitClamp(anchor + dx))
-        case let .at(at): .fraction(unitClamp(at))
+        case let .dx(dx, dy): .fraction(TrackPoint(anchor.x + dx, thumb == .xy ? anchor.y + dy : 0).clamped)
+        case let .at(x, y): .fraction(TrackPoint(x, thumb == .xy ? y ?? 0 : 0).clamped)
         case nil: pointer
         }
     }

@@ -17,8 +17,9 @@ public enum Operation: Sendable, Hashable {
     case drag(control: String, thumb: String?, phase: DragPhase, pointer: Pointer?)
     /// Put a thumb (or a whole colour) at a value.
     case set(control: String, thumb: String?, value: SetValue)
-    /// Move a thumb by whole steps; `by` must be a whole number.
-    case step(control: String, thumb: String?, by: Double)
+    /// Move a thumb by whole steps; `by` must be a whole number. An xy pad
+    /// steps each axis, x by `by` and y by `byY` (`by: [nx, ny]` on the wire).
+    case step(control: String, thumb: String?, by: Double, byY: Double? = nil)
     /// Revert the sender's last committed gesture, `set` or `step`.
     case undo
     /// Re-apply the sender's last undone edit.
@@ -33,7 +34,7 @@ public enum Operation: Sendable, Hashable {
     /// The control the operation names; `undo` and `redo` name none.
     public var control: String? {
         switch self {
-        case let .drag(control, _, _, _), let .set(control, _, _), let .step(control, _, _): control
+        case let .drag(control, _, _, _), let .set(control, _, _), let .step(control, _, _, _): control
         case .undo, .redo, .batch: nil
         }
     }
@@ -44,12 +45,14 @@ public enum DragPhase: String, Sendable, Hashable, CaseIterable {
     case begin, move, end, cancel
 }
 
-/// Where a drag's pointer is, as a track fraction.
+/// Where a drag's pointer is, in track fractions. `dy` and `y` are an xy
+/// pad's second axis (+dy goes up the pad, toward the y max); other controls
+/// ignore `dy` and refuse a `y`.
 public enum Pointer: Sendable, Hashable {
     /// The total translation since the gesture began (never accumulated twice).
-    case dx(Double)
-    /// An absolute pointer position (a tap or press on the track).
-    case at(Double)
+    case dx(Double, dy: Double = 0)
+    /// An absolute pointer position (a tap or press on the track); `[x, y]` on a pad.
+    case at(Double, y: Double? = nil)
 }
 
 /// The value of a `set`, as the JSON carried it.
@@ -58,8 +61,23 @@ public enum SetValue: Sendable, Hashable {
     case number(Double)
     /// A JSON string: `#RRGGBB` for a whole colour.
     case text(String)
-    /// Anything else (`true`, `null`, an object…), named by its JSON type.
+    /// `true` or `false`: a toggle's state, a button's press.
+    case flag(Bool)
+    /// An object of at most `x` and `y`, both numbers: an xy pad's values (an absent one stays).
+    case point(x: Double?, y: Double?)
+    /// Anything else (`null`, an array, another object…), named by its JSON type.
     case other(String)
+
+    /// The JSON type's name, for a refusal that says what came instead of a number.
+    var typeName: String {
+        switch self {
+        case .number: "number"
+        case .text: "string"
+        case .flag: "boolean"
+        case .point: "object"
+        case let .other(type): type
+        }
+    }
 }
 
 /// A set of whole control states committed together (`Operation.batch`).

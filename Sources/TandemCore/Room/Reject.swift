@@ -20,6 +20,8 @@ public enum RejectCode: String, Sendable, Hashable, CaseIterable {
     case rateLimited = "rate_limited"
     /// A credential the server refused (a bad `auth` refresh); the old one stands.
     case unauthorized
+    /// No preset of that name in the room (a `preset` recall, rename or delete; docs/presets.md).
+    case unknownPreset = "unknown_preset"
 }
 
 /// A refused message: it changed nothing, and the connection stays open.

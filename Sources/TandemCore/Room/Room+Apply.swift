@@ -66,22 +66,23 @@ extension Room {
         switch operation {
         case let .drag(_, thumbName, phase, pointer):
             if case .gauge = control.kind { throw Refusal(.readOnly, "'\(control.id)' is a gauge: it takes no drags") }
+            guard control.kind.takesDrags else {
+                throw Refusal(.badValue, "'\(control.id)' is a \(control.kind.typeName): a \(control.kind.typeName) takes set or step, not drags")
+            }
             let thumb = try resolve(thumbName, of: control)
-            if case let .dx(x) = pointer, !x.isFinite { throw Refusal(.badValue, "dx must be a finite number") }
-            if case let .at(x) = pointer, !x.isFinite { throw Refusal(.badValue, "at must be a finite number") }
+            try check(pointer, of: thumb)
             try drag(c, thumb, phase, pointer, from: client, at: now, into: &effects)
         case let .set(_, thumbName, value):
             try set(c, thumbName, value, from: client, into: &effects)
-        case let .step(_, thumbName, by):
+        case let .step(_, thumbName, by, byY):
             if case .gauge = control.kind { throw Refusal(.readOnly, "'\(control.id)' is a gauge: it takes no steps") }
             let thumb = try resolve(thumbName, of: control)
-            guard by.isFinite, by == by.rounded(), abs(by) <= 1e15 else {
-                throw Refusal(.badValue, "by must be a whole number")
-            }
+            let (nx, ny) = try steps(by, byY, of: control)
+            if case .button = control.kind { return try press(c, by: nx, from: client, into: &effects) }
             let s = slot(c, thumb)!
             try requireFree(s, control)
             let before = committed[c]
-            if commit(c, control.stepping(thumb, by: Int(by), from: before), by: client, into: &effects) {
+            if commit(c, control.stepping(thumb, by: nx, byY: ny, from: before), by: client, into: &effects) {
                 record(c, [thumb], from: before, to: committed[c], by: client)
             }
         case .undo, .redo, .batch:
@@ -120,6 +121,12 @@ extension Room {
             next = .color(RGB(red: control.channelLevel(rgb.red), green: control.channelLevel(rgb.green), blue: control.channelLevel(rgb.blue)))
         case (.color, nil, _):
             throw Refusal(.badValue, "a whole colour is set with \"#RRGGBB\"; a channel needs a thumb")
+        case (.toggle, _, _), (.xy, _, _), (.button, _, _):
+            let thumb = try resolve(thumbName, of: control)
+            if case .button = control.kind { return try press(c, value, from: client, into: &effects) }
+            try requireFree(slot(c, thumb)!, control)
+            next = try kindSetting(control, value, against: committed[c])
+            edited = thumb
         case (.gauge, _, let .number(number)):
             if let thumbName, thumbName != Thumb.value.rawValue {
                 throw Refusal(.unknownThumb, "'\(control.id)' is a gauge: it has only a value")
@@ -135,11 +142,11 @@ extension Room {
         case (_, _, let .text(text)):
             if case .gauge = control.kind {} else { _ = try resolve(thumbName, of: control) }
             throw Refusal(.badValue, "value must be a number, not the string '\(text)'")
-        case (_, _, let .other(type)):
+        case (_, _, .other), (_, _, .flag), (_, _, .point):
             if case .gauge = control.kind {} else if case .color = control.kind, thumbName == nil {} else {
                 _ = try resolve(thumbName, of: control)
             }
-            throw Refusal(.badValue, "value must be a number, not \(type)")
+            throw Refusal(.badValue, "value must be a number, not \(value.typeName)")
         }
         let before = committed[c]
         if commit(c, next, by: client, into: &effects) {
@@ -160,10 +167,14 @@ extension Room {
                 finish(slot: s, phase: .cancel, into: &effects)
             }
             let shown = displayed(c)
-            let anchor: Double
-            if case let .at(at) = input { anchor = unitClamp(at) } else { anchor = control.position(of: thumb, in: shown) }
+            let anchor: TrackPoint
+            if case let .at(x, y) = input {
+                anchor = TrackPoint(x, thumb == .xy ? y ?? 0 : 0).clamped
+            } else {
+                anchor = control.point(of: thumb, in: shown)
+            }
             var gesture = Gesture(holder: client, control: c, thumb: thumb, anchor: anchor,
-                                  startValue: committed[c].value(of: thumb)!, commit: control.commit,
+                                  startValue: committed[c].thumbValue(of: thumb)!, commit: control.commit,
                                   pointer: .still, preview: nil, lastHeard: now)
             gesture.pointer = input == nil ? .still : gesture.pointer(after: input)
             slots[s].live = gesture
@@ -197,7 +208,7 @@ extension Room {
         let control = schema.controls[gesture.control]
         switch gesture.pointer {
         case .still: return control.holding(gesture.thumb, at: gesture.startValue, against: context)
-        case let .fraction(f): return control.placing(gesture.thumb, at: f, against: context)
+        case let .fraction(p): return control.placing(gesture.thumb, at: p, against: context)
         }
     }
 
@@ -212,7 +223,7 @@ extension Room {
         var changed = false
         switch gesture.commit {
         case .release:
-            let preview = evaluate(gesture, against: displayed(c, excluding: s)).value(of: thumb)!
+            let preview = evaluate(gesture, against: displayed(c, excluding: s)).thumbValue(of: thumb)!
             changed = preview != gesture.preview
             gesture.preview = preview
             slots[s].live = gesture
@@ -262,7 +273,7 @@ extension Room {
     mutating func reconcile(_ c: Int, except excluded: Int?, into effects: inout [Effect]) {
         for s in slotRange(c) where s != excluded {
             guard var gesture = slots[s].live, gesture.commit == .release else { continue }
-            let preview = evaluate(gesture, against: displayed(c, excluding: s)).value(of: gesture.thumb)!
+            let preview = evaluate(gesture, against: displayed(c, excluding: s)).thumbValue(of: gesture.thumb)!
             guard preview != gesture.preview else { continue }
             gesture.preview = preview
             slots[s].live = gesture

@@ -50,6 +50,7 @@ extension Control {
     /// gauge, whose value a program publishes.
     public var takesBatches: Bool {
         if case .gauge = kind { return false }
+        if case .button = kind { return false } // a press is an event, not a value to put back
         return true
     }
 }

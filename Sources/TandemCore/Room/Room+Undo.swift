@@ -28,8 +28,13 @@ extension Room {
         let targets = edit.controls.map { c in
             let control = schema.controls[c]
             var state = committed[c]
-            for change in edit.changes where change.control == c {
-                state = control.restoring(change.thumb, to: direction == .undo ? change.before : change.after, against: state)
+            // Twice: a range's thumbs can block each other (a redo of (0,1) →
+            // (2,3) meets upper 1 while placing lower at 2); once the other
+            // thumb is in place, the second pass lets the first reach its own.
+            for _ in 0..<2 {
+                for change in edit.changes where change.control == c {
+                    state = control.restoring(change.thumb, to: direction == .undo ? change.before : change.after, against: state)
+                }
             }
             return (c, state)
         }
@@ -63,17 +68,17 @@ extension Room {
 
 extension ControlState {
     /// A thumb's value as an edit records it; a gauge's value counts as its `value` thumb.
-    func editValue(of thumb: Thumb) -> Double {
-        if case let .gauge(value, _) = self { return value }
-        return value(of: thumb) ?? 0
+    func editValue(of thumb: Thumb) -> ThumbValue {
+        if case let .gauge(value, _) = self { return ThumbValue(value) }
+        return thumbValue(of: thumb) ?? ThumbValue(0)
     }
 }
 
 extension Control {
     /// `context` with `thumb` back at `number`, clamped against `context` as a
     /// drag of that thumb is; a gauge stores the value.
-    func restoring(_ thumb: Thumb, to number: Double, against context: ControlState) -> ControlState {
-        if case .gauge = kind { return setting(nil, to: number, against: context) }
-        return holding(thumb, at: number, against: context)
+    func restoring(_ thumb: Thumb, to value: ThumbValue, against context: ControlState) -> ControlState {
+        if case .gauge = kind { return setting(nil, to: value.x, against: context) }
+        return holding(thumb, at: value, against: context)
     }
 }

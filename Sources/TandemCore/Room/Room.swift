@@ -95,7 +95,7 @@ public struct Room: Sendable {
         var state = committed[index]
         for s in slotRange(index) where s != excluded {
             if let preview = slots[s].live?.preview {
-                state = control.overlaying(slots[s].thumb, number: preview, onto: state)
+                state = control.overlaying(slots[s].thumb, value: preview, onto: state)
             }
         }
         return state

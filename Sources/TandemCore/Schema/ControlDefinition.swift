@@ -18,10 +18,24 @@ public struct ControlDefinition: Sendable, Hashable {
     public var values: [Double]?
     /// snap: `ordinal` (default) or `proportional`
     public var layout: String?
-    /// snap
+    /// snap, slider, gauge
     public var unit: String?
-    /// range: `[lo, hi]`
+    /// range: `[lo, hi]` (the JSON `scale` as a list)
     public var scale: [Double]?
+    /// slider: `linear` (default) or `log` (the JSON `scale` as a string)
+    public var scaleName: String?
+    /// slider: significant digits of a stored value, 1–15
+    public var digits: Double?
+    /// snap: what people read in place of each value
+    public var labels: [String]?
+    /// xy: the horizontal axis
+    public var x: AxisDefinition?
+    /// xy: the vertical axis
+    public var y: AxisDefinition?
+    /// any kind: the heading the card sits under
+    public var group: String?
+    /// any kind: help text under the label
+    public var description: String?
     /// range: `[lo, hi]` inside `scale`; defaults to `scale`
     public var operable: [Double]?
     /// range: defaults to 1
@@ -33,7 +47,9 @@ public struct ControlDefinition: Sendable, Hashable {
                 min: Double? = nil, max: Double? = nil, step: Double? = nil,
                 values: [Double]? = nil, layout: String? = nil, unit: String? = nil,
                 scale: [Double]? = nil, operable: [Double]? = nil, minGap: Double? = nil,
-                state: StateDefinition? = nil) {
+                state: StateDefinition? = nil, scaleName: String? = nil, digits: Double? = nil,
+                labels: [String]? = nil, x: AxisDefinition? = nil, y: AxisDefinition? = nil,
+                group: String? = nil, description: String? = nil) {
         self.id = id
         self.type = type
         self.label = label
@@ -48,6 +64,13 @@ public struct ControlDefinition: Sendable, Hashable {
         self.operable = operable
         self.minGap = minGap
         self.state = state
+        self.scaleName = scaleName
+        self.digits = digits
+        self.labels = labels
+        self.x = x
+        self.y = y
+        self.group = group
+        self.description = description
     }
 }
 
@@ -67,9 +90,17 @@ public struct StateDefinition: Sendable, Hashable {
     public var blue: Double?
     /// color, `#RRGGBB`, instead of the channels
     public var hex: String?
+    /// toggle
+    public var on: Bool?
+    /// xy
+    public var x: Double?
+    public var y: Double?
+    /// button
+    public var presses: Double?
 
     public init(value: Double? = nil, index: Double? = nil, lower: Double? = nil, upper: Double? = nil,
-                red: Double? = nil, green: Double? = nil, blue: Double? = nil, hex: String? = nil) {
+                red: Double? = nil, green: Double? = nil, blue: Double? = nil, hex: String? = nil,
+                on: Bool? = nil, x: Double? = nil, y: Double? = nil, presses: Double? = nil) {
         self.value = value
         self.index = index
         self.lower = lower
@@ -78,6 +109,10 @@ public struct StateDefinition: Sendable, Hashable {
         self.green = green
         self.blue = blue
         self.hex = hex
+        self.on = on
+        self.x = x
+        self.y = y
+        self.presses = presses
     }
 }
 
@@ -91,5 +126,30 @@ public struct RoomDefinition: Sendable, Hashable {
         self.id = id
         self.title = title
         self.controls = controls
+    }
+}
+
+/// One axis of an xy pad as written: a slider's fields and a label.
+public struct AxisDefinition: Sendable, Hashable {
+    public var min: Double?
+    public var max: Double?
+    /// linear only
+    public var step: Double?
+    /// `linear` (default) or `log`
+    public var scale: String?
+    public var digits: Double?
+    public var unit: String?
+    /// the axis' name, at most 40 characters
+    public var label: String?
+
+    public init(min: Double? = nil, max: Double? = nil, step: Double? = nil, scale: String? = nil,
+                digits: Double? = nil, unit: String? = nil, label: String? = nil) {
+        self.min = min
+        self.max = max
+        self.step = step
+        self.scale = scale
+        self.digits = digits
+        self.unit = unit
+        self.label = label
     }
 }

@@ -17,6 +17,8 @@ struct ControlValidator {
         guard RoomSchema.isValidID(id) else { throw fail("id", .badID) }
         guard let type = raw.type else { throw fail("type", .missing) }
         if let label = raw.label, label.count > caps.label { throw fail("label", .tooLong(caps.label)) }
+        try text(raw.group, "group", cap: caps.group)
+        try text(raw.description, "description", cap: caps.description)
         let commit: CommitMode
         if let text = raw.commit {
             guard let mode = CommitMode(rawValue: text) else {
@@ -34,26 +36,78 @@ struct ControlValidator {
         case "range": (kind, initial) = try range()
         case "color": (kind, initial) = try color()
         case "gauge": (kind, initial) = try gauge()
+        case "toggle": (kind, initial) = try toggle()
+        case "xy": (kind, initial) = try xy()
+        case "button": (kind, initial) = try button()
         default: throw fail("type", .unknownType(type))
         }
-        return Control(id: id, label: raw.label ?? id, commit: commit, kind: kind, initial: initial)
+        switch kind {
+        case .toggle, .xy, .button: break // checked their state fields themselves
+        default: try stateFields(allowed: ["value", "index", "lower", "upper", "red", "green", "blue", "hex"])
+        }
+        var unit = ""
+        if case .snap = kind {} else if let u = raw.unit { unit = u } // a snap's unit lives in its SnapSpec
+        return Control(id: id, label: raw.label ?? id, commit: commit, kind: kind, initial: initial,
+                       group: raw.group, description: raw.description, unit: unit)
     }
 
     // MARK: kinds
 
     private func slider() throws(SchemaError) -> (ControlKind, ControlState) {
-        try only(allowed: ["min", "max", "step"], type: "slider")
-        let (min, max) = try bounds()
-        let math = SliderMath(min: min, max: max, step: try step(span: max - min))
-        let value = try stateNumber(\.value, "value") ?? min
+        try only(allowed: ["min", "max", "step", "scale", "digits", "unit"], type: "slider")
+        if raw.scale != nil { throw fail("scale", .wrongType(expected: "\"linear\" or \"log\"")) }
+        try unit(raw.unit, "unit")
+        let math = try sliderMath(AxisDefinition(min: raw.min, max: raw.max, step: raw.step, scale: raw.scaleName, digits: raw.digits), prefix: "")
+        let value = try stateNumber(\.value, "value") ?? math.min
         guard math.isValid(value) else {
-            throw fail("state.value", .invalidState("\(value) is not a value of the slider (\(min) to \(max)\(math.step.map { " in steps of \($0)" } ?? ""))"))
+            throw fail("state.value", .invalidState("\(value) is not a value of the slider (\(Self.describe(math)))"))
         }
         return (.slider(math), .slider(value: value))
     }
 
+    /// A slider's (or an xy axis') math from its fields, each error naming
+    /// `prefix` + field (`x.min`, or `min` for a slider).
+    private func sliderMath(_ axis: AxisDefinition, prefix: String) throws(SchemaError) -> SliderMath {
+        let (min, max) = try bounds(axis.min, axis.max, prefix: prefix)
+        var scale = SliderScale.linear
+        if let text = axis.scale {
+            guard let s = SliderScale(rawValue: text) else {
+                throw fail(prefix + "scale", .unknownOption(text, allowed: SliderScale.allCases.map(\.rawValue)))
+            }
+            scale = s
+        }
+        var digits: Int?
+        if let d = axis.digits {
+            let n = try integer(d, prefix + "digits")
+            guard (1...15).contains(n) else { throw fail(prefix + "digits", .outOfRange(1...15)) }
+            digits = n
+        }
+        switch scale {
+        case .log:
+            guard min > 0 else { throw fail(prefix + "min", .conflicts("must be above 0 on a log scale")) }
+            guard (max / min).isFinite else { throw fail(prefix + "max", .conflicts("must be at most about 1e308 times min on a log scale")) }
+            guard axis.step == nil else { throw fail(prefix + "step", .conflicts("a log slider has no step; use digits")) }
+            return SliderMath(min: min, max: max, scale: .log, digits: digits ?? SliderMath.defaultLogDigits)
+        case .linear:
+            let step = try step(axis.step, span: max - min, field: prefix + "step")
+            if step != nil, digits != nil {
+                throw fail(prefix + "digits", .conflicts("a slider with a step has no digits: the step sets its precision"))
+            }
+            return SliderMath(min: min, max: max, step: step, digits: digits)
+        }
+    }
+
+    /// "0 to 1 in steps of 0.1", "20 to 20000 on a log scale to 3 significant digits".
+    private static func describe(_ math: SliderMath) -> String {
+        var text = "\(math.min) to \(math.max)"
+        if math.scale == .log { text += " on a log scale" }
+        if let step = math.step { text += " in steps of \(step)" }
+        if let digits = math.digits { text += " to \(digits) significant digits" }
+        return text
+    }
+
     private func snap() throws(SchemaError) -> (ControlKind, ControlState) {
-        try only(allowed: ["values", "layout", "unit"], type: "snap")
+        try only(allowed: ["values", "layout", "unit", "labels"], type: "snap")
         guard let values = raw.values else { throw fail("values", .missing) }
         guard !values.isEmpty else { throw fail("values", .empty) }
         guard values.count <= caps.snapValues else { throw fail("values", .tooMany(caps.snapValues)) }
@@ -84,12 +138,17 @@ struct ControlValidator {
             }
             index = i
         }
-        let spec = SnapSpec(values: values, layout: layout, unit: raw.unit ?? "")
+        if let labels = raw.labels {
+            guard labels.count == values.count else { throw fail("labels", .countMismatch(expected: values.count)) }
+            for (i, label) in labels.enumerated() { try text(label, "labels[\(i)]", cap: caps.shortLabel) }
+        }
+        let spec = SnapSpec(values: values, layout: layout, unit: raw.unit ?? "", labels: raw.labels)
         return (.snap(spec), .snap(index: index, value: values[index]))
     }
 
     private func range() throws(SchemaError) -> (ControlKind, ControlState) {
         try only(allowed: ["scale", "operable", "minGap"], type: "range")
+        if raw.scaleName != nil { throw fail("scale", .wrongType(expected: "[lo, hi]")) }
         guard let rawScale = raw.scale else { throw fail("scale", .missing) }
         let scale = try integerBounds(rawScale, "scale", allowEqual: false)
         let operable = try raw.operable.map { (o) throws(SchemaError) in try integerBounds(o, "operable", allowEqual: true) } ?? scale
@@ -120,7 +179,7 @@ struct ControlValidator {
 
     private func color() throws(SchemaError) -> (ControlKind, ControlState) {
         try only(allowed: ["step"], type: "color")
-        let step = try step(span: 1)
+        let step = try step(raw.step, span: 1, field: "step")
         let math = ColorMath.channelMath(step: step)
         var rgb = RGB(red: 0, green: 0, blue: 0)
         if let hex = raw.state?.hex {
@@ -141,11 +200,58 @@ struct ControlValidator {
     }
 
     private func gauge() throws(SchemaError) -> (ControlKind, ControlState) {
-        try only(allowed: ["min", "max"], type: "gauge")
-        let (min, max) = try bounds()
+        try only(allowed: ["min", "max", "unit"], type: "gauge")
+        try unit(raw.unit, "unit")
+        let (min, max) = try bounds(raw.min, raw.max, prefix: "")
         let math = GaugeMath(min: min, max: max)
         let value = try stateNumber(\.value, "value") ?? min
         return (.gauge(math), .gauge(value: value, fraction: math.fraction(of: value)))
+    }
+
+    private func toggle() throws(SchemaError) -> (ControlKind, ControlState) {
+        try only(allowed: [], type: "toggle")
+        try stateFields(allowed: ["on"])
+        return (.toggle, .toggle(on: raw.state?.on ?? false))
+    }
+
+    private func xy() throws(SchemaError) -> (ControlKind, ControlState) {
+        try only(allowed: ["x", "y"], type: "xy")
+        guard let xAxis = raw.x else { throw fail("x", .missing) }
+        guard let yAxis = raw.y else { throw fail("y", .missing) }
+        let spec = XYSpec(x: try axis(xAxis, "x"), y: try axis(yAxis, "y"))
+        try stateFields(allowed: ["x", "y"])
+        let x = try axisState(\.x, "x", spec.x.math)
+        let y = try axisState(\.y, "y", spec.y.math)
+        return (.xy(spec), .xy(x: x, y: y))
+    }
+
+    /// A pad axis' starting value: `state.x` or `state.y` when given (and a value of the axis), else its min.
+    private func axisState(_ path: KeyPath<StateDefinition, Double?>, _ name: String, _ math: SliderMath) throws(SchemaError) -> Double {
+        guard let v = try stateNumber(path, name) else { return math.min }
+        guard math.isValid(v) else {
+            throw fail("state.\(name)", .invalidState("\(v) is not a value of axis \(name) (\(Self.describe(math)))"))
+        }
+        return v
+    }
+
+    private func axis(_ raw: AxisDefinition, _ name: String) throws(SchemaError) -> Axis {
+        let math = try sliderMath(raw, prefix: name + ".")
+        try unit(raw.unit, name + ".unit")
+        try text(raw.label, name + ".label", cap: caps.shortLabel)
+        return Axis(math: math, unit: raw.unit ?? "", label: raw.label ?? "")
+    }
+
+    private func button() throws(SchemaError) -> (ControlKind, ControlState) {
+        try only(allowed: [], type: "button")
+        try stateFields(allowed: ["presses"])
+        var presses = 0
+        if let p = try stateNumber(\.presses, "presses") {
+            presses = try integer(p, "state.presses")
+            guard presses >= 0, presses <= ButtonMath.maxPresses else {
+                throw fail("state.presses", .invalidState("must be a whole number from 0 to 2^53"))
+            }
+        }
+        return (.button, .button(presses: presses))
     }
 
     // MARK: fields
@@ -160,31 +266,60 @@ struct ControlValidator {
         let present: [(String, Bool)] = [
             ("min", raw.min != nil), ("max", raw.max != nil), ("step", raw.step != nil),
             ("values", raw.values != nil), ("layout", raw.layout != nil), ("unit", raw.unit != nil),
-            ("scale", raw.scale != nil), ("operable", raw.operable != nil), ("minGap", raw.minGap != nil),
+            ("scale", raw.scale != nil || raw.scaleName != nil), ("operable", raw.operable != nil),
+            ("minGap", raw.minGap != nil), ("digits", raw.digits != nil), ("labels", raw.labels != nil),
+            ("x", raw.x != nil), ("y", raw.y != nil),
         ]
         for (field, isSet) in present where isSet && !allowed.contains(field) {
             throw fail(field, .notAllowed(type: type))
         }
     }
 
-    private func bounds() throws(SchemaError) -> (Double, Double) {
-        guard let min = raw.min else { throw fail("min", .missing) }
-        guard let max = raw.max else { throw fail("max", .missing) }
-        guard min.isFinite else { throw fail("min", .notFinite) }
-        guard max.isFinite else { throw fail("max", .notFinite) }
-        guard min < max, (max - min).isFinite else { throw fail("max", .badBounds) }
+    private func bounds(_ min: Double?, _ max: Double?, prefix: String) throws(SchemaError) -> (Double, Double) {
+        guard let min else { throw fail(prefix + "min", .missing) }
+        guard let max else { throw fail(prefix + "max", .missing) }
+        guard min.isFinite else { throw fail(prefix + "min", .notFinite) }
+        guard max.isFinite else { throw fail(prefix + "max", .notFinite) }
+        guard min < max, (max - min).isFinite else { throw fail(prefix + "max", .badBounds) }
         return (min, max)
     }
 
-    private func step(span: Double) throws(SchemaError) -> Double? {
-        guard let step = raw.step else { return nil }
-        guard step.isFinite else { throw fail("step", .notFinite) }
-        guard step > 0 else { throw fail("step", .notPositive) }
+    /// An optional text field: when present, 1 to `cap` characters.
+    private func text(_ value: String?, _ field: String, cap: Int) throws(SchemaError) {
+        guard let value else { return }
+        guard !value.isEmpty else { throw fail(field, .emptyText) }
+        guard value.count <= cap else { throw fail(field, .tooLong(cap)) }
+    }
+
+    /// An optional unit: at most `caps.unit` characters (empty is no unit).
+    private func unit(_ value: String?, _ field: String) throws(SchemaError) {
+        if let value, value.count > caps.unit { throw fail(field, .tooLong(caps.unit)) }
+    }
+
+    /// Refuses state fields of another kind (`{"value": 1}` on a toggle), for
+    /// the kinds added in v1.1; the older kinds keep ignoring them as before.
+    private func stateFields(allowed: Set<String>) throws(SchemaError) {
+        guard let state = raw.state else { return }
+        let present: [(String, Bool)] = [
+            ("value", state.value != nil), ("index", state.index != nil), ("lower", state.lower != nil),
+            ("upper", state.upper != nil), ("red", state.red != nil), ("green", state.green != nil),
+            ("blue", state.blue != nil), ("hex", state.hex != nil), ("on", state.on != nil),
+            ("x", state.x != nil), ("y", state.y != nil), ("presses", state.presses != nil),
+        ]
+        for (field, isSet) in present where isSet && !allowed.contains(field) {
+            throw fail("state.\(field)", .notAllowed(type: raw.type ?? ""))
+        }
+    }
+
+    private func step(_ step: Double?, span: Double, field: String) throws(SchemaError) -> Double? {
+        guard let step else { return nil }
+        guard step.isFinite else { throw fail(field, .notFinite) }
+        guard step > 0 else { throw fail(field, .notPositive) }
         let steps = span / step
         // Decimal steps are inexact in binary (0.3/0.1 is 2.9999999999999996),
         // so "whole" allows a relative error far below any step a person writes.
         guard steps.rounded() >= 1, abs(steps - steps.rounded()) <= 1e-9 * Swift.max(1, steps), steps <= 1e9 else {
-            throw fail("step", .stepDoesNotDivide(steps: steps))
+            throw fail(field, .stepDoesNotDivide(steps: steps))
         }
         return step
     }

@@ -14,15 +14,25 @@ public struct SchemaCaps: Sendable, Hashable {
     public var label: Int
     /// Positions of a snap control (`values`).
     public var snapValues: Int
-    /// Characters in a snap control's `unit`.
+    /// Characters in a `unit` (snap, slider, gauge, an xy pad's axis).
     public var unit: Int
+    /// Characters in a control's `group` heading.
+    public var group: Int
+    /// Characters in a control's `description`.
+    public var description: Int
+    /// Characters in one of a snap control's `labels`, and in an xy pad axis' `label`.
+    public var shortLabel: Int
 
-    public init(controls: Int = 256, title: Int = 120, label: Int = 120, snapValues: Int = 1_000, unit: Int = 16) {
+    public init(controls: Int = 256, title: Int = 120, label: Int = 120, snapValues: Int = 1_000, unit: Int = 16,
+                group: Int = 60, description: Int = 500, shortLabel: Int = 40) {
         self.controls = controls
         self.title = title
         self.label = label
         self.snapValues = snapValues
         self.unit = unit
+        self.group = group
+        self.description = description
+        self.shortLabel = shortLabel
     }
 
     /// The caps of room files and the admin API.
@@ -30,5 +40,6 @@ public struct SchemaCaps: Sendable, Hashable {
 
     /// No caps: for schemas already stored by an earlier version, which must
     /// keep loading (a room is never lost to a cap added later).
-    public static let unlimited = SchemaCaps(controls: .max, title: .max, label: .max, snapValues: .max, unit: .max)
+    public static let unlimited = SchemaCaps(controls: .max, title: .max, label: .max, snapValues: .max, unit: .max,
+                                                  group: .max, description: .max, shortLabel: .max)
 }

@@ -42,7 +42,7 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         case duplicateID
         /// The id is empty, too long or has characters outside `[A-Za-z0-9_.-]`.
         case badID
-        /// `type` is not one of slider, snap, range, color, gauge.
+        /// `type` is not one of slider, snap, range, color, gauge, toggle, xy, button.
         case unknownType(String)
         /// A string field has a value outside its allowed set.
         case unknownOption(String, allowed: [String])
@@ -58,6 +58,14 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         case tooMany(Int)
         /// A text is longer than the cap, in characters (`SchemaCaps`).
         case tooLong(Int)
+        /// A text that must hold something is empty.
+        case emptyText
+        /// A number is outside its allowed whole range (`digits`: 1–15).
+        case outOfRange(ClosedRange<Int>)
+        /// Two lists must be as long as each other (`labels` and `values`).
+        case countMismatch(expected: Int)
+        /// A field cannot be given with another one; the sentence says why.
+        case conflicts(String)
 
         /// What is wrong, as a sentence fragment.
         public var explanation: String {
@@ -74,7 +82,7 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
             case let .stepDoesNotDivide(steps): "must divide the span into whole steps (it makes \(steps))"
             case .duplicateID: "is used by another control"
             case .badID: "must be 1 to 64 of the characters A-Z a-z 0-9 _ . -"
-            case let .unknownType(type): "'\(type)' is not a control type (slider, snap, range, color, gauge)"
+            case let .unknownType(type): "'\(type)' is not a control type (slider, snap, range, color, gauge, toggle, xy, button)"
             case let .unknownOption(value, allowed): "'\(value)' is not one of \(allowed.joined(separator: ", "))"
             case let .notAllowed(type): "does not belong to a \(type) control"
             case let .invalidState(why): why
@@ -82,6 +90,10 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
             case .unknownField: "is not a field of a room or control"
             case let .tooMany(cap): "must hold at most \(cap) items"
             case let .tooLong(cap): "must be at most \(cap) characters"
+            case .emptyText: "must not be empty"
+            case let .outOfRange(range): "must be a whole number from \(range.lowerBound) to \(range.upperBound)"
+            case let .countMismatch(expected): "must hold \(expected) items, one per value"
+            case let .conflicts(why): why
             }
         }
     }

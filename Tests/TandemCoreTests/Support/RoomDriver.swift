@@ -25,7 +25,7 @@ struct RoomDriver {
     }
 
     mutating func begin(_ client: ClientID, _ control: String, _ thumb: String?, at: Double? = nil) -> [Effect] {
-        send(client, .drag(control: control, thumb: thumb, phase: .begin, pointer: at.map(Pointer.at)))
+        send(client, .drag(control: control, thumb: thumb, phase: .begin, pointer: at.map { Pointer.at($0) }))
     }
 
     mutating func move(_ client: ClientID, _ control: String, _ thumb: String?, dx: Double) -> [Effect] {
@@ -33,7 +33,7 @@ struct RoomDriver {
     }
 
     mutating func end(_ client: ClientID, _ control: String, _ thumb: String?, dx: Double? = nil) -> [Effect] {
-        send(client, .drag(control: control, thumb: thumb, phase: .end, pointer: dx.map(Pointer.dx)))
+        send(client, .drag(control: control, thumb: thumb, phase: .end, pointer: dx.map { Pointer.dx($0) }))
     }
 
     mutating func cancel(_ client: ClientID, _ control: String, _ thumb: String?) -> [Effect] {

@@ -7,6 +7,10 @@
 // or Escape sends `cancel`. A press held still repeats its last move every
 // 5 s so the server's 10 s hold does not lapse.
 //
+// An xy pad (`pad: true`) works the same in two dimensions: fractions are
+// [fx, fy] with fy = 0 at the bottom, moves carry `dx` and `dy` (+dy up), a
+// press away from the knob begins with `at: [fx, fy]`.
+//
 // The drag draws itself at once: the preview is math.place() against the
 // state shown apart from the preview (RoomModel.base: the displayed state, or
 // this client's own not-yet-acked result), the release shows math.hold()
@@ -50,14 +54,17 @@ export function cancelDrags(controlId) {
 }
 
 class DragSession {
-  constructor({ track, controlId, thumb, model, actions, pointerId, startX, width, inset, at, anchor }) {
-    Object.assign(this, { track, controlId, thumb, model, actions, pointerId, startX, at, anchor });
+  constructor({ track, controlId, thumb, model, actions, pointerId, startX, startY = 0, width, height = 0, inset, at, anchor, pad = false }) {
+    Object.assign(this, { track, controlId, thumb, model, actions, pointerId, startX, startY, at, anchor, pad });
     this.usable = Math.max(0, width - 2 * inset);
+    this.usableY = Math.max(0, height - 2 * inset);
     this.dx = 0;
+    this.dy = 0;
     this.moved = false;
     this.sentDx = null; // the dx of the last move sent
     this.frame = 0;
     this.keepAlive = 0;
+    this.sentKey = null;
   }
 
   get control() {
@@ -71,9 +78,10 @@ class DragSession {
     if (!control || !base) return;
     // While someone else holds the thumb the begin will be refused (busy): do not move it.
     const blocked = this.model.heldBy(this.controlId, this.thumb) != null;
-    const state = blocked || (!this.moved && this.at == null)
-      ? base
-      : place(control, this.thumb, clamp(this.anchor + this.dx, 0, 1), base);
+    const f = this.pad
+      ? [clamp(this.anchor[0] + this.dx, 0, 1), clamp(this.anchor[1] + this.dy, 0, 1)]
+      : clamp(this.anchor + this.dx, 0, 1);
+    const state = blocked || (!this.moved && this.at == null) ? base : place(control, this.thumb, f, base);
     this.model.localPreview(this.controlId, state, this.thumb);
   }
 
@@ -89,10 +97,13 @@ class DragSession {
     return true;
   }
 
-  move(clientX) {
+  move(clientX, clientY = this.startY) {
     const dx = this.usable > 0 ? (clientX - this.startX) / this.usable : 0;
-    if (!this.moved && dx === 0) return; // still where it was pressed
+    // Screen y grows downwards; a pad's y axis grows upwards.
+    const dy = this.pad && this.usableY > 0 ? -(clientY - this.startY) / this.usableY : 0;
+    if (!this.moved && dx === 0 && dy === 0) return; // still where it was pressed
     this.dx = dx;
+    this.dy = dy;
     this.moved = true;
     this.preview();
     this.actions.changed();
@@ -103,10 +114,20 @@ class DragSession {
   flush() {
     if (this.frame) cancelAnimationFrame(this.frame);
     this.frame = 0;
-    if (!sessions.has(this) || !this.moved || this.dx === this.sentDx) return;
-    this.actions.drag(this.controlId, this.thumb, "move", { dx: this.dx });
-    this.sentDx = this.dx;
+    if (!sessions.has(this) || !this.moved || this.pointerKey() === this.sentKey) return;
+    this.sentDx = this.pointer();
+    this.sentKey = this.pointerKey();
+    this.actions.drag(this.controlId, this.thumb, "move", this.sentDx);
     this.armKeepAlive();
+  }
+
+  /** The pointer fields of a move: {dx}, or {dx, dy} on a pad. */
+  pointer() {
+    return this.pad ? { dx: this.dx, dy: this.dy } : { dx: this.dx };
+  }
+
+  pointerKey() {
+    return this.pad ? `${this.dx} ${this.dy}` : String(this.dx);
   }
 
   armKeepAlive() {
@@ -114,7 +135,7 @@ class DragSession {
     this.keepAlive = setTimeout(() => {
       if (!sessions.has(this)) return;
       // Repeat the last move; before any move, a bare move keeps the hold.
-      this.actions.drag(this.controlId, this.thumb, "move", this.sentDx == null ? {} : { dx: this.sentDx });
+      this.actions.drag(this.controlId, this.thumb, "move", this.sentDx ?? {});
       this.armKeepAlive();
     }, KEEP_ALIVE_MS);
   }
@@ -165,41 +186,48 @@ class DragSession {
  * @param {HTMLElement} track  the `.track` element holding the thumbs
  * @param {object} options
  *   controlId, model, actions;
- *   pickThumb(f) -> thumb name for a press on the track away from any thumb.
+ *   pickThumb(f) -> thumb name for a press on the track away from any thumb;
+ *   pad: true for an xy pad (two-dimensional: `.xy-knob` is its thumb, fractions [fx, fy]).
  */
-export function attachDrag(track, { controlId, model, actions, pickThumb }) {
+export function attachDrag(track, { controlId, model, actions, pickThumb, pad = false }) {
   let session = null;
 
   track.addEventListener("pointerdown", (event) => {
     if (session && !sessions.has(session)) session = null; // ended elsewhere (busy, welcome, Escape)
     if (session || (event.pointerType === "mouse" && event.button !== 0)) return;
-    const thumbEl = event.target.closest('[role="slider"]');
+    const thumbEl = event.target.closest(pad ? ".xy-knob" : '[role="slider"]');
     if (!actions.canAct) {
-      thumbEl?.focus({ preventScroll: true });
+      (thumbEl?.matches('[role="slider"]') ? thumbEl : thumbEl?.querySelector('[role="slider"]'))?.focus({ preventScroll: true });
       return;
     }
     const control = model.schema(controlId);
     const base = model.base(controlId);
     if (!control || !base) return;
-    const anyThumb = track.querySelector('[role="slider"]');
+    const anyThumb = track.querySelector(pad ? ".xy-knob" : '[role="slider"]');
     const rect = track.getBoundingClientRect();
     const inset = (anyThumb?.offsetWidth ?? 32) / 2;
     const f = trackFraction(event.clientX - rect.left, rect.width, inset);
+    const fy = pad ? 1 - trackFraction(event.clientY - rect.top, rect.height, inset) : 0;
     const onThumb = thumbEl && track.contains(thumbEl) ? thumbEl : null;
     const thumb = onThumb ? onThumb.dataset.thumb : pickThumb(clamp(f, 0, 1));
     if (!thumb) return;
-    const at = onThumb ? null : clamp(f, 0, 1);
+    const here = pad ? [clamp(f, 0, 1), clamp(fy, 0, 1)] : clamp(f, 0, 1);
+    const at = onThumb ? null : here;
     const s = new DragSession({
       track, controlId, thumb, model, actions,
       pointerId: event.pointerId,
       startX: event.clientX,
+      startY: event.clientY,
       width: rect.width,
+      height: rect.height,
       inset,
       at,
       anchor: at ?? position(control, base, thumb),
+      pad,
     });
     event.preventDefault();
-    (onThumb ?? track.querySelector(`[role="slider"][data-thumb="${thumb}"]`))?.focus({ preventScroll: true });
+    const focusable = onThumb?.matches('[role="slider"]') ? onThumb : track.querySelector(`[role="slider"][data-thumb="${thumb}"]`);
+    focusable?.focus({ preventScroll: true });
     if (!s.begin()) return;
     session = s;
     try {
@@ -217,7 +245,7 @@ export function attachDrag(track, { controlId, model, actions, pickThumb }) {
       return;
     }
     event.preventDefault();
-    session.move(event.clientX);
+    session.move(event.clientX, event.clientY);
   });
 
   const release = (event) => {
@@ -226,7 +254,7 @@ export function attachDrag(track, { controlId, model, actions, pickThumb }) {
     session = null;
     if (!sessions.has(s)) return; // aborted or cancelled meanwhile
     if (event.type === "pointerup") {
-      s.move(event.clientX);
+      s.move(event.clientX, event.clientY);
       s.end();
     } else {
       s.cancel();

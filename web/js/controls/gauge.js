@@ -3,7 +3,7 @@
 // tinted green → amber → red along the scale and label min, max and now.
 
 import { h, setAttr, setText, svg } from "../dom.js";
-import { formatPlain } from "../format.js";
+import { formatPlain, withUnit } from "../format.js";
 import { gaugeFraction } from "../math.js";
 import { makeCard } from "./card.js";
 
@@ -57,7 +57,10 @@ export function createGauge(control) {
   const d = arcPath();
   const valueArc = svg("path", { d, class: "dial-value", pathLength: "100", stroke: `url(#${gradientId})` });
   const needle = svg("line", { class: "dial-needle", x1: CX, y1: CY, x2: CX, y2: CY - R + 18 });
-  const dialNow = svg("text", { class: "dial-now", x: CX, y: CY + 62, "text-anchor": "middle" });
+  // The unit is drawn smaller beside the number, so "-12 dB" still fits the dial.
+  const dialNumber = svg("tspan", {});
+  const dialUnit = svg("tspan", { class: "dial-now-unit" });
+  const dialNow = svg("text", { class: "dial-now", x: CX, y: CY + 62, "text-anchor": "middle" }, dialNumber, dialUnit);
   const [minX, minY] = pointAt(START, R);
   const [maxX, maxY] = pointAt(START + SWEEP, R);
   const dial = svg("svg", { class: "gauge-dial", viewBox: "0 0 200 182", "aria-hidden": "true", focusable: "false" },
@@ -78,7 +81,7 @@ export function createGauge(control) {
     update(state) {
       const value = state.value;
       const f = Number.isFinite(state.fraction) ? state.fraction : gaugeFraction(value, min, max);
-      const text = formatPlain(value);
+      const text = withUnit(formatPlain(value), control.unit ?? "");
       setAttr(linear, "aria-valuemin", min);
       setAttr(linear, "aria-valuemax", max);
       setAttr(linear, "aria-valuenow", value);
@@ -87,7 +90,8 @@ export function createGauge(control) {
       setText(nowBubble, text);
       setAttr(valueArc, "stroke-dasharray", `${(f * 100).toFixed(3)} 100`);
       setAttr(needle, "transform", `rotate(${(START + SWEEP * f + 90).toFixed(2)} ${CX} ${CY})`);
-      setText(dialNow, text);
+      setText(dialNumber, formatPlain(value));
+      setText(dialUnit, control.unit ? ` ${control.unit}` : "");
     },
   };
 }

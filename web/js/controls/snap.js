@@ -1,6 +1,8 @@
 // A snap slider: a thumb that lands on one of `values`, a tick at each
 // value's position (ordinal or proportional), Smaller/Larger buttons and the
-// selected value with its unit.
+// selected value with its unit. With `labels` (a waveform: sine, square, …)
+// the labels are shown in place of the values, and the buttons are
+// Previous/Next.
 
 import { h, setText } from "../dom.js";
 import { formatPlain, withUnit } from "../format.js";
@@ -9,10 +11,11 @@ import { makeCard } from "./card.js";
 import { attachDrag } from "./drag.js";
 import { bindThumbKeys } from "./keys.js";
 import { GhostLayer, makeThumb, makeTick, makeTrack, updateThumb } from "./track.js";
+import { snapText } from "./values.js";
 
-/** Whether every value gets a label under its tick (too many would overlap). */
-function labelled(values, i) {
-  if (values.length <= 12) return true;
+/** Whether every value gets a label under its tick (too many would overlap; words take more room). */
+function labelled(values, i, words = false) {
+  if (values.length <= (words ? 6 : 12)) return true;
   return i === 0 || i === values.length - 1;
 }
 
@@ -26,8 +29,9 @@ export function createSnap(control, { model, actions }) {
   const value = h("span", { class: "snap-value value-display" });
   const card = makeCard(control, value);
   const thumb = makeThumb("index", label);
+  const labels = Array.isArray(control.labels) && control.labels.length === values.length ? control.labels : null;
   const ticks = values.map((v, i) =>
-    makeTick(snapPosition(i, values, layout), labelled(values, i) ? formatPlain(v) : null));
+    makeTick(snapPosition(i, values, layout), labelled(values, i, labels != null) ? (labels ? labels[i] : formatPlain(v)) : null));
   const track = makeTrack({ class: "track-ticked" }, ...ticks, thumb);
 
   const stepButton = (by, text) => h("button", {
@@ -37,8 +41,9 @@ export function createSnap(control, { model, actions }) {
     title: `${text} ${label.toLowerCase()}`,
     onclick: () => actions.step(control.id, "index", by),
   }, text);
-  const smaller = stepButton(-1, "Smaller");
-  const larger = stepButton(1, "Larger");
+  const smaller = stepButton(-1, labels ? "Previous" : "Smaller");
+  const larger = stepButton(1, labels ? "Next" : "Larger");
+  if (labels) card.section.dataset.labelled = "true";
 
   card.add(
     h("div", { class: "track-row" }, track),
@@ -56,7 +61,7 @@ export function createSnap(control, { model, actions }) {
     section: card.section,
     card,
     update(state, others) {
-      const text = withUnit(formatPlain(state.value), unit);
+      const text = labels ? snapText(control, state.index, "") : withUnit(formatPlain(state.value), unit);
       updateThumb(thumb, {
         f: position(control, state, "index"),
         now: String(state.value),

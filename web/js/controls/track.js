@@ -50,11 +50,13 @@ export function makeTick(f, label = null, extra = "") {
 /**
  * Other people's ghost markers on a control: `.ghost[data-by][data-thumb]`
  * with the person's name, in their colour, at the thumb they hold.
- * `hostOf(thumb)` is the track element the marker goes into.
+ * `hostOf(thumb)` is the track element the marker goes into; `placeFn(el, f)`
+ * puts a marker at what `fOf` gives (an xy pad places at [fx, fy]).
  */
 export class GhostLayer {
-  constructor(hostOf) {
+  constructor(hostOf, placeFn = placeAt) {
     this.hostOf = hostOf;
+    this.placeFn = placeFn;
     this.markers = new Map(); // "by thumb" -> element
   }
 
@@ -78,7 +80,7 @@ export class GhostLayer {
       setVar(el, "--ghost", g.color);
       setVar(el, "--ghost-ink", inkOn(g.color));
       el.title = `${g.name} is dragging`;
-      placeAt(el, fOf(g));
+      this.placeFn(el, fOf(g));
     }
     for (const [key, el] of this.markers) {
       if (!seen.has(key)) {

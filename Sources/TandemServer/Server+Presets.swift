@@ -1,0 +1,279 @@
+import TandemCore
+import TandemStorage
+import TandemWire
+
+/// Presets (docs/presets.md): per room, a list of named sets of control
+/// states. Saving, renaming and deleting are handled here, at the edge, with
+/// the same ordering, rate and role checks a room applies to its messages;
+/// a recall is an `Operation.batch` that goes through `room.apply` like any
+/// message, so seq, rate, role and `busy` apply, and its commits are written
+/// to storage before anyone is told (`writeCommits`). Every member gets the
+/// list after its welcome and after every change of it.
+extension Server {
+    // MARK: the book
+
+    /// The presets of room `id`: read from storage the first time, then kept
+    /// in memory. `nil` when storage could not be read (logged): the room then
+    /// lists none and refuses changes rather than overwrite what it could not read.
+    func presetBook(_ id: String) -> PresetBook? {
+        if let book = presetBooks[id] { return book }
+        var book = PresetBook()
+        if let storage {
+            do {
+                book = PresetBook(try storage.presets(room: id))
+            } catch {
+                log.error("presets of room \(id): \(error.description)")
+                return nil
+            }
+        }
+        presetBooks[id] = book
+        return book
+    }
+
+    /// The `presets` frame of room `id`, or `nil` when its presets cannot be read.
+    func presetsFrame(_ id: String) -> [UInt8]? {
+        presetBook(id)?.frame
+    }
+
+    /// Sends the room's new list to every member, from each one's next writable
+    /// callback; a list not yet sent is replaced by the newer one.
+    func announcePresets(_ host: RoomHost) {
+        guard let frame = presetsFrame(host.room.id) else { return }
+        let now = Clock.now()
+        for connection in host.members.values where connection.closing == nil {
+            connection.presets = frame
+            arm(connection, at: now)
+        }
+    }
+
+    // MARK: changes (WebSocket and HTTP)
+
+    /// Saves the room's committed values under `name` (replacing a preset of
+    /// that name): storage first, then the book and every member's list.
+    /// Returns the preset and whether it is new.
+    func savePreset(_ name: String, in host: RoomHost, client: String, by: String) -> Result<(Preset, created: Bool), PresetRefusal> {
+        let id = host.room.id
+        guard var book = presetBook(id) else { return .failure(.unreadable) }
+        let preset = Preset(name: name, entries: Preset.entries(of: host.room), client: client, by: by, time: WallClock.milliseconds())
+        if let refusal = book.refusalToSave(preset) { return .failure(refusal) }
+        do {
+            try storage?.savePreset(preset, room: id)
+        } catch {
+            log.error(error.description)
+            return .failure(.unwritable)
+        }
+        let created = book.preset(named: name) == nil
+        book.save(preset)
+        presetBooks[id] = book
+        log.info("preset '\(name)' \(created ? "saved" : "replaced") in room \(id) by \(client) (\(preset.entries.count) controls)")
+        announcePresets(host)
+        return .success((preset, created))
+    }
+
+    /// Renames preset `name` to `to` (refused when `to` is another preset's name).
+    func renamePreset(_ name: String, to: String, in host: RoomHost) -> Result<Preset, PresetRefusal> {
+        let id = host.room.id
+        guard var book = presetBook(id) else { return .failure(.unreadable) }
+        if let refusal = book.refusalToRename(name, to: to) { return .failure(refusal) }
+        if name != to {
+            do {
+                try storage?.renamePreset(name, to: to, room: id)
+            } catch {
+                log.error(error.description)
+                return .failure(.unwritable)
+            }
+            book.rename(name, to: to)
+            presetBooks[id] = book
+            log.info("preset '\(name)' renamed '\(to)' in room \(id)")
+            announcePresets(host)
+        }
+        return .success(book.preset(named: to)!)
+    }
+
+    /// Forgets preset `name`.
+    func deletePreset(_ name: String, in host: RoomHost) -> Result<Void, PresetRefusal> {
+        let id = host.room.id
+        guard var book = presetBook(id) else { return .failure(.unreadable) }
+        if let refusal = book.refusalToUse(name) { return .failure(refusal) }
+        do {
+            try storage?.deletePreset(name, room: id)
+        } catch {
+            log.error(error.description)
+            return .failure(.unwritable)
+        }
+        book.delete(name)
+        presetBooks[id] = book
+        log.info("preset '\(name)' deleted in room \(id)")
+        announcePresets(host)
+        return .success(())
+    }
+
+    /// The message that recalls `preset`: one batch of its states.
+    func recallMessage(_ preset: Preset, seq: Int) -> ClientMessage {
+        ClientMessage(seq: seq, .batch(Batch(origin: "preset \(preset.name)", states: preset.states)))
+    }
+
+    // MARK: WebSocket
+
+    /// `{"type":"preset",…}` from a member. A recall of a known preset is a
+    /// batch the room applies; everything else is checked like a message the
+    /// room does not interpret (`Room.acknowledge`: order and rate), then the
+    /// role (viewers: `forbidden`), then the preset's own rules.
+    func presetMessage(_ connection: Connection, in host: RoomHost, seq: Int, _ request: PresetRequest, at now: Moment) -> [Effect] {
+        let client = connection.client
+        if case let .recall(name) = request, let preset = presetBook(host.room.id)?.preset(named: name) {
+            let effects = host.room.apply(recallMessage(preset, seq: seq), from: client, at: now)
+            if effects.rejects.isEmpty {
+                log.info("preset '\(name)' recalled in room \(host.room.id) by \(client): \(effects.commitCount) control(s) at rev \(host.room.revision)")
+            }
+            return effects
+        }
+        let effects = host.room.acknowledge(client, seq: seq, at: now)
+        guard effects.rejects.isEmpty else { return effects }
+        let role = host.room.role(of: client) ?? .viewer
+        guard role.mayWrite else {
+            return effects + host.room.refuse(client, seq: seq, code: .forbidden, message: "a \(role.rawValue) may not \(request.action) presets")
+        }
+        let refusal: PresetRefusal?
+        switch request {
+        case let .save(name):
+            let by = host.room.peer(client)?.name ?? client.rawValue
+            refusal = savePreset(name, in: host, client: client.rawValue, by: by).failure
+        case let .rename(name, to):
+            refusal = renamePreset(name, to: to, in: host).failure
+        case let .delete(name):
+            refusal = deletePreset(name, in: host).failure
+        case let .recall(name):
+            refusal = presetBook(host.room.id) == nil ? .unreadable : .unknown(name)
+        }
+        guard let refusal else { return effects }
+        return effects + host.room.refuse(client, seq: seq, code: refusal.code, message: refusal.message)
+    }
+
+    // MARK: HTTP
+
+    /// `/api/rooms/{room}/presets…`, `rest` being the path after `presets`:
+    ///
+    /// - `GET …/presets` → `{"presets":[…]}`
+    /// - `GET …/presets/{name}` → the preset
+    /// - `PUT …/presets/{name}` (empty body or a JSON object) → save the
+    ///   committed values: 201 new, 200 replaced
+    /// - `DELETE …/presets/{name}` → 204
+    /// - `POST …/presets/{name}/recall` → 200 `{"name","rev","changed":[ids]}`
+    ///   once written; 409 `busy` with `holder`
+    /// - `POST …/presets/{name}/rename` with `{"to":"…"}` → 200 the preset
+    /// - `GET …/presets/{name}/diff` → `{"name","changes":[{"control","preset","now"}]}`
+    ///
+    /// Roles were checked by `authorizeAPI` (writes need an editor).
+    func presetsAPI(_ exchange: HTTPExchange, _ host: RoomHost, _ rest: [String]) -> HTTPAnswer {
+        guard !rest.isEmpty else {
+            guard exchange.method == .get else { return presetMethodNotAllowed("GET") }
+            guard let book = presetBook(host.room.id) else { return presetAnswer(.unreadable) }
+            return .json(200, PresetMessages.list(book.sorted))
+        }
+        let name: String
+        switch PresetName.clean(rest[0]) {
+        case let .success(cleaned): name = cleaned
+        case let .failure(why): return .json(400, problem("bad_value", why.message))
+        }
+        switch (rest.count, rest.count > 1 ? rest[1] : "") {
+        case (1, _):
+            switch exchange.method {
+            case .get:
+                guard let book = presetBook(host.room.id) else { return presetAnswer(.unreadable) }
+                guard let preset = book.preset(named: name) else { return presetAnswer(.unknown(name)) }
+                return .json(200, PresetMessages.preset(preset))
+            case .put:
+                guard exchange.body.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D })
+                        || (try? JSONParser.parse(exchange.body))?.objectValue != nil else {
+                    return .json(400, problem("bad_message", "the body must be empty or a JSON object ({}): a preset holds the room's current values"))
+                }
+                let by = exchange.claims.map { $0.name ?? $0.subject } ?? "api"
+                switch savePreset(name, in: host, client: "api", by: by) {
+                case let .success((preset, created)): return .json(created ? 201 : 200, PresetMessages.preset(preset))
+                case let .failure(refusal): return presetAnswer(refusal)
+                }
+            case .delete:
+                switch deletePreset(name, in: host) {
+                case .success: return .body(status: 204, contentType: "application/json", bytes: [])
+                case let .failure(refusal): return presetAnswer(refusal)
+                }
+            default:
+                return presetMethodNotAllowed("GET, PUT, DELETE")
+            }
+        case (2, "recall"):
+            guard exchange.method == .post else { return presetMethodNotAllowed("POST") }
+            return recallOverHTTP(name, in: host)
+        case (2, "rename"):
+            guard exchange.method == .post else { return presetMethodNotAllowed("POST") }
+            guard let json = try? JSONParser.parse(exchange.body), json.objectValue != nil else {
+                return .json(400, problem("bad_message", "the body must be a JSON object: {\"to\": \"new name\"}"))
+            }
+            guard let value = json["to"] else { return .json(400, problem("bad_message", "rename needs to (the new name)")) }
+            guard case let .string(text) = value else { return .json(400, problem("bad_value", "to must be a string, not \(value.typeName)")) }
+            switch PresetName.clean(text, field: "to") {
+            case let .failure(why): return .json(400, problem("bad_value", why.message))
+            case let .success(to):
+                switch renamePreset(name, to: to, in: host) {
+                case let .success(preset): return .json(200, PresetMessages.preset(preset))
+                case let .failure(refusal): return presetAnswer(refusal)
+                }
+            }
+        case (2, "diff"):
+            guard exchange.method == .get else { return presetMethodNotAllowed("GET") }
+            guard let book = presetBook(host.room.id) else { return presetAnswer(.unreadable) }
+            guard let preset = book.preset(named: name) else { return presetAnswer(.unknown(name)) }
+            return .json(200, PresetMessages.diff(name: name, changes: preset.changes(in: host.room)))
+        default:
+            return .json(404, problem("not_found", "no such API endpoint"))
+        }
+    }
+
+    /// `POST …/presets/{name}/recall`: the batch, committed as client `api`
+    /// and written before the answer, like a `PUT` of a control.
+    private func recallOverHTTP(_ name: String, in host: RoomHost) -> HTTPAnswer {
+        guard let book = presetBook(host.room.id) else { return presetAnswer(.unreadable) }
+        guard let preset = book.preset(named: name) else { return presetAnswer(.unknown(name)) }
+        let now = Clock.now()
+        metrics.messagesIn["preset", default: 0] += 1
+        let effects = host.room.apply(recallMessage(preset, seq: 1), from: ClientID("api"), at: now)
+        dispatch(effects, in: host, arrival: now)
+        writeCommits() // the answer promises committed values: write them first
+        if let reject = effects.rejects.first {
+            var members = [JSONMember("code", .string(reject.code.rawValue)), JSONMember("message", .string(reject.message))]
+            if let holder = reject.holder { members.append(JSONMember("holder", .string(holder.rawValue))) }
+            return .json(reject.code == .busy ? 409 : 400, JSON.object(members).bytes)
+        }
+        let changed = effects.compactMap { if case let .commit(c) = $0 { JSON.string(c.control) } else { nil } }
+        log.info("preset '\(name)' recalled in room \(host.room.id) over HTTP: \(changed.count) control(s) at rev \(host.room.revision)")
+        return .json(200, JSON.object([
+            JSONMember("name", .string(name)),
+            JSONMember("rev", .number(Double(host.room.revision))),
+            JSONMember("changed", .array(changed)),
+        ]).bytes)
+    }
+
+    /// 404 for an unknown preset, 409 for a name taken or the room full, 500 when storage failed, else 400.
+    private func presetAnswer(_ refusal: PresetRefusal) -> HTTPAnswer {
+        let status = refusal.storage ? 500 : refusal.code == .unknownPreset ? 404 : refusal.conflict ? 409 : 400
+        return .json(status, problem(refusal.storage ? "storage" : refusal.code.rawValue, refusal.message))
+    }
+
+    private func presetMethodNotAllowed(_ allowed: String) -> HTTPAnswer {
+        .body(status: 405, contentType: "application/json", bytes: problem("method_not_allowed", "use \(allowed)"), headers: [("Allow", allowed)])
+    }
+}
+
+extension Array where Element == Effect {
+    /// How many controls were committed.
+    var commitCount: Int {
+        reduce(0) { if case .commit = $1 { $0 + 1 } else { $0 } }
+    }
+}
+
+extension Result {
+    /// The error, if this is a failure.
+    var failure: Failure? {
+        if case let .failure(error) = self { error } else { nil }
+    }
+}

@@ -1,0 +1,222 @@
+import TandemCore
+import TandemStorage
+import TandemWire
+
+/// The session timeline (docs/timeline.md): a room as it was at any logged
+/// revision, and restoring such a moment as one new revision.
+///
+/// - `GET /api/rooms/{room}/timeline`: the range and up to 200 marks.
+/// - `GET /api/rooms/{room}/timeline/{rev}`: every control's state right after `rev`.
+/// - `POST /api/rooms/{room}/restore` `{"rev": R}` and the WebSocket's
+///   `{"type":"restore","seq":n,"rev":R}`: the states at R, committed as one
+///   `Operation.batch` (origin "restore R") through `Room.apply`, so the
+///   role, rate, order and hold (`busy`) checks of any message apply.
+///
+/// Reads follow `/history`'s rules (any role that may open the room); a
+/// restore is a write. With `--data :memory:` there is no log: 501.
+extension Server {
+    /// The marks a timeline summary carries at most.
+    static let timelineMarks = 200
+
+    /// Routes `timeline`, `timeline/{rev}` and `restore` of a room; `nil` for another path.
+    func timelineRoute(_ exchange: HTTPExchange, _ host: RoomHost, _ parts: [String]) -> HTTPAnswer? {
+        switch (parts.count, parts[2]) {
+        case (3, "timeline"):
+            guard exchange.method == .get else { return timelineMethodNotAllowed("GET") }
+            return timelineSummary(host)
+        case (4, "timeline"):
+            guard exchange.method == .get else { return timelineMethodNotAllowed("GET") }
+            return timelineMoment(host, parts[3])
+        case (3, "restore"):
+            guard exchange.method == .post else { return timelineMethodNotAllowed("POST") }
+            return restore(host, body: exchange.body)
+        default:
+            return nil
+        }
+    }
+
+    // MARK: reading
+
+    private func timelineSummary(_ host: RoomHost) -> HTTPAnswer {
+        guard let storage else { return noHistory() }
+        writeCommits() // the log shows every revision the room has made
+        let summary: TimelineSummary
+        do {
+            summary = try storage.timeline(room: host.room.id, marks: Self.timelineMarks)
+        } catch {
+            log.error(error.description)
+            return .json(500, problem("storage", "the timeline could not be read"))
+        }
+        var out = JSONWriter()
+        out.append(raw: "{\"room\":")
+        out.append(string: host.room.id)
+        out.append(raw: ",\"first\":")
+        out.append(int: summary.first)
+        out.append(raw: ",\"last\":")
+        out.append(int: summary.last)
+        out.append(raw: ",\"revisions\":")
+        out.append(int: summary.revisions)
+        out.append(raw: ",\"marks\":")
+        out.append(array: summary.marks) { out, mark in
+            out.append(raw: "{\"rev\":")
+            out.append(int: mark.revision)
+            out.append(raw: ",\"time\":")
+            out.append(int: Int(mark.time))
+            out.append(raw: "}")
+        }
+        out.append(raw: "}")
+        return .json(200, out.bytes)
+    }
+
+    private func timelineMoment(_ host: RoomHost, _ text: String) -> HTTPAnswer {
+        guard let storage else { return noHistory() }
+        guard let revision = MessageDecoder.revision(inPath: text) else {
+            return .json(400, problem("bad_value", "the revision must be a whole number ≥ 0, not '\(text.prefix(40))'"))
+        }
+        let moment: TimelineMoment
+        switch read(host, revision, storage) {
+        case let .success(found): moment = found
+        case let .failure(refusal): return refusal.answer(self)
+        }
+        var out = JSONWriter()
+        out.append(raw: "{\"rev\":")
+        out.append(int: moment.revision)
+        out.append(raw: ",\"time\":")
+        if let time = moment.time { out.append(int: Int(time)) } else { out.appendNull() }
+        out.append(raw: ",\"by\":")
+        if let name = moment.name { out.append(string: name) } else { out.appendNull() }
+        out.append(raw: ",\"client\":")
+        if let client = moment.client { out.append(string: client) } else { out.appendNull() }
+        out.append(raw: ",\"controls\":{")
+        for (k, control) in moment.controls(in: host.room.schema).enumerated() {
+            if k > 0 { out.append(raw: ",") }
+            out.append(key: control.id)
+            out.append(state: control.state)
+        }
+        out.append(raw: "}}")
+        return .json(200, out.bytes)
+    }
+
+    /// The room at `revision`, after writing the commits still waiting (so
+    /// the log holds every revision the room has made).
+    private func read(_ host: RoomHost, _ revision: Int, _ storage: Storage) -> Result<TimelineMoment, TimelineRefusal> {
+        writeCommits()
+        do {
+            switch try storage.moment(room: host.room.id, at: revision) {
+            case let .found(moment):
+                return .success(moment)
+            case let .unknown(last):
+                return .failure(TimelineRefusal(status: 400, code: .badValue,
+                                                message: "room '\(host.room.id)' has no revision \(revision): its timeline ends at \(last)"))
+            case let .pruned(first):
+                return .failure(TimelineRefusal(status: 410, code: .badValue,
+                                                message: "revision \(revision) was pruned from the log: the timeline starts at \(first)"))
+            }
+        } catch {
+            log.error(error.description)
+            return .failure(TimelineRefusal(status: 500, code: nil, message: "the timeline could not be read"))
+        }
+    }
+
+    // MARK: restoring
+
+    /// `POST /api/rooms/{room}/restore` `{"rev": R}`: committed as the API's
+    /// client; answers the revision restored, the room's revision after it,
+    /// and how many controls changed (0: the room already was so; no revision).
+    private func restore(_ host: RoomHost, body: [UInt8]) -> HTTPAnswer {
+        guard let storage else { return noHistory() }
+        let revision: Int
+        switch MessageDecoder.decodeRestoreBody(body, seq: 1) {
+        case let .restore(_, rev): revision = rev
+        case let .refused(_, code, text):
+            metrics.rejects[code, default: 0] += 1
+            return .json(400, problem(code.rawValue, text))
+        case .message, .auth, .preset:
+            return .json(400, problem("bad_message", "expected {\"rev\": R}"))
+        }
+        metrics.messagesIn["restore", default: 0] += 1
+        let batch: Batch
+        switch read(host, revision, storage) {
+        case let .success(moment): batch = restoreBatch(moment, in: host)
+        case let .failure(refusal):
+            if let code = refusal.code { metrics.rejects[code, default: 0] += 1 }
+            return refusal.answer(self)
+        }
+        let now = Clock.now()
+        let before = host.room.revision
+        let effects = host.room.apply(ClientMessage(seq: 1, .batch(batch)), from: ClientID("api"), at: now)
+        dispatch(effects, in: host, arrival: now)
+        writeCommits() // the answer promises a committed moment: write it first
+        if let reject = effects.rejects.first {
+            let status = switch reject.code {
+            case .forbidden: 403
+            case .busy: 409
+            default: 400
+            }
+            var members = [JSONMember("code", .string(reject.code.rawValue)), JSONMember("message", .string(reject.message))]
+            if let holder = reject.holder { members.append(JSONMember("holder", .string(holder.rawValue))) }
+            return .json(status, JSON.object(members).bytes)
+        }
+        let changed = effects.reduce(0) { n, effect in if case .commit = effect { n + 1 } else { n } }
+        return .json(200, JSON.object([
+            JSONMember("restored", .number(Double(revision))),
+            JSONMember("rev", .number(Double(host.room.revision))),
+            JSONMember("changed", .number(Double(host.room.revision == before ? 0 : changed))),
+        ]).bytes)
+    }
+
+    /// `{"type":"restore","seq":n,"rev":R}` from a member: the batch through
+    /// `Room.apply` like any message. When R cannot be read the message is
+    /// still ordered and counted (`acknowledge`) and then refused `bad_value`
+    /// — except for a viewer, who is told `forbidden` first, as for any write.
+    func restore(_ connection: Connection, in host: RoomHost, seq: Int, revision: Int, at now: Moment) -> [Effect] {
+        let client = connection.client
+        let origin = "restore \(revision)"
+        let problem: String
+        if let storage {
+            switch read(host, revision, storage) {
+            case let .success(moment):
+                return host.room.apply(ClientMessage(seq: seq, .batch(restoreBatch(moment, in: host))), from: client, at: now)
+            case let .failure(refusal):
+                problem = refusal.message
+            }
+        } else {
+            problem = "this server keeps state in memory (--data :memory:): there is no history to restore"
+        }
+        if let role = host.room.role(of: client), !role.mayWrite {
+            return host.room.apply(ClientMessage(seq: seq, .batch(Batch(origin: origin, states: [:]))), from: client, at: now)
+        }
+        let effects = host.room.acknowledge(client, seq: seq, at: now)
+        guard effects.rejects.isEmpty else { return effects }
+        return effects + host.room.refuse(client, seq: seq, code: .badValue, message: problem)
+    }
+
+    /// The batch that brings the room back to `moment`: every control's state
+    /// then, fitted to the schema now (the room leaves out gauges and any
+    /// control that takes no batches).
+    private func restoreBatch(_ moment: TimelineMoment, in host: RoomHost) -> Batch {
+        var states: [String: ControlState] = [:]
+        for control in moment.controls(in: host.room.schema) { states[control.id] = control.state }
+        return Batch(origin: "restore \(moment.revision)", states: states)
+    }
+
+    private func noHistory() -> HTTPAnswer {
+        .json(501, problem("not_implemented", "this server keeps state in memory (--data :memory:): there is no timeline"))
+    }
+
+    private func timelineMethodNotAllowed(_ allowed: String) -> HTTPAnswer {
+        .body(status: 405, contentType: "application/json", bytes: problem("method_not_allowed", "use \(allowed)"), headers: [("Allow", allowed)])
+    }
+}
+
+/// Why a revision cannot be read: the HTTP status, and the reject code a WebSocket gets.
+struct TimelineRefusal: Error {
+    var status: Int
+    /// `nil` for a storage failure (500).
+    var code: RejectCode?
+    var message: String
+
+    func answer(_ server: Server) -> HTTPAnswer {
+        .json(status, server.problem(status == 500 ? "storage" : code?.rawValue ?? "bad_value", message))
+    }
+}

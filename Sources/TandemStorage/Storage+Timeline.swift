@@ -1,0 +1,331 @@
+import CSQLite
+import TandemCore
+import TandemWire
+
+/// The session timeline: every control's committed state as it was right
+/// after any logged revision, read from a snapshot and the commits after it.
+///
+/// `append` writes a snapshot of all of a room's committed states at every
+/// multiple of `snapshotInterval` its commits cross (in the same transaction),
+/// so a lookup reads one snapshot and at most `snapshotInterval - 1` revisions
+/// of the log. Revision 0 is the room's initial moment: with no snapshot
+/// below a revision, its states are replayed from the empty map (every
+/// control at its initial state), which is how rooms whose log began before
+/// snapshots existed (storage schema 1) are read.
+///
+/// "Initial" is the *current* schema's initial state: the file keeps no old
+/// schemas, so a control never committed by a revision shows the `state` the
+/// room file gives it now, and `TimelineMoment.controls(in:)` fits every
+/// stored state to the current schema (a control added since takes its
+/// initial state; one removed is left out; a state that no longer fits a
+/// retyped or re-bounded control is replaced by its initial state, as
+/// `loadRooms` does).
+///
+/// Retention: before `prune` deletes commits, a snapshot is written at the
+/// newest revision it removes, so the revisions left stay readable; older
+/// snapshots go with their commits. A revision whose commits are gone (and
+/// that no snapshot covers) is `pruned`.
+extension Storage {
+    /// Revisions between two snapshots.
+    public static let snapshotInterval = 500
+
+    // MARK: reading
+
+    /// Every control's committed state right after `revision`, as logged (by
+    /// control id, not yet fitted to a schema); `nil` when the revision is
+    /// unknown or pruned. See `moment(room:at:)` for which.
+    public func states(room: String, atRevision revision: Int) throws(StorageError) -> [String: ControlState]? {
+        if case let .found(moment) = try moment(room: room, at: revision) { return moment.states }
+        return nil
+    }
+
+    /// The room as it was right after `revision`, who made that revision and when.
+    public func moment(room: String, at revision: Int) throws(StorageError) -> TimelineRead {
+        let operation = "read room '\(room)' at revision \(revision)"
+        return try read(operation) { () throws(StorageError) in
+            let bounds = try logBounds(room, operation)
+            guard revision >= 0, revision <= bounds.last else { return .unknown(last: bounds.last) }
+            guard var moment = try replay(room, to: revision, minLogged: bounds.min, operation) else {
+                return .pruned(first: try first(room, bounds, operation))
+            }
+            if revision > 0 {
+                try run(.revisionRow, operation) { s throws(StorageError) in
+                    try bound(operation, s.bind(1, room), s.bind(2, revision))
+                    if try step(s, operation) {
+                        moment.time = s.int64(0)
+                        moment.name = s.text(1)
+                        moment.client = s.text(2)
+                    }
+                }
+            }
+            return .found(moment)
+        }
+    }
+
+    /// The range of revisions the timeline can show, and up to `marks` of them
+    /// evenly spread with their times (for a slider's labels).
+    public func timeline(room: String, marks: Int = 200) throws(StorageError) -> TimelineSummary {
+        let operation = "read the timeline of room '\(room)'"
+        return try read(operation) { () throws(StorageError) in
+            let bounds = try logBounds(room, operation)
+            let first = try first(room, bounds, operation)
+            var found: [TimelineMark] = []
+            let count = max(0, marks)
+            if count > 0, bounds.min != nil {
+                let span = bounds.last - first
+                for k in 0..<count {
+                    let target = count == 1 ? bounds.last : first + Int((Double(span) * Double(k) / Double(count - 1)).rounded())
+                    if let last = found.last, target <= last.revision { continue }
+                    let mark = try run(.markFrom, operation) { s throws(StorageError) -> TimelineMark? in
+                        try bound(operation, s.bind(1, room), s.bind(2, target))
+                        return try step(s, operation) ? TimelineMark(revision: s.int(0), time: s.int64(1)) : nil
+                    }
+                    guard let mark else { break }
+                    if mark.revision != found.last?.revision { found.append(mark) }
+                }
+            }
+            return TimelineSummary(first: first, last: bounds.last, revisions: bounds.count, marks: found)
+        }
+    }
+
+    /// The oldest revision the timeline can show: 0 when the log is whole
+    /// from revision 1, else the oldest snapshot that the log continues from.
+    private func first(_ room: String, _ bounds: LogBounds, _ operation: String) throws(StorageError) -> Int {
+        guard let min = bounds.min, min > 1 else {
+            guard bounds.min == nil else { return 0 }
+            // Nothing logged (all pruned): only a snapshot can say anything.
+            return try newestSnapshot(room, atOrBefore: Int.max, operation)?.revision ?? 0
+        }
+        let snapshot = try run(.firstSnapshotFrom, operation) { s throws(StorageError) -> Int? in
+            try bound(operation, s.bind(1, room), s.bind(2, min - 1))
+            guard try step(s, operation), sqlite3_column_type(s.handle, 0) != SQLITE_NULL else { return nil }
+            return s.int(0)
+        }
+        return Swift.min(snapshot ?? bounds.last, bounds.last)
+    }
+
+    /// The states after `revision`: the newest snapshot at or below it, then
+    /// the logged commits after that snapshot. `nil` when commits between the
+    /// two were pruned. The last logged revision is also read from the
+    /// committed states when the log before it is gone (a file pruned before
+    /// prunes wrote snapshots).
+    private func replay(_ room: String, to revision: Int, minLogged: Int?, _ operation: String) throws(StorageError) -> TimelineMoment? {
+        let snapshot = try newestSnapshot(room, atOrBefore: revision, operation)
+        let base = snapshot?.revision ?? 0
+        var states = snapshot?.states ?? [:]
+        if base < revision {
+            // The log must hold every revision after the base: it starts at base + 1 or earlier.
+            guard let minLogged, minLogged <= base + 1 else {
+                guard let current = try currentStates(room, ifAt: revision, operation) else { return nil }
+                return TimelineMoment(revision: revision, states: current)
+            }
+            try run(.commitsBetween, operation) { s throws(StorageError) in
+                try bound(operation, s.bind(1, room), s.bind(2, base), s.bind(3, revision))
+                while try step(s, operation) {
+                    guard let state = s.withBytes(2, { StateCodec.decode($0) }) else {
+                        throw refusal(operation, "the state of revision \(s.int(0)) is not a control state: \(s.text(2))")
+                    }
+                    states[s.text(1)] = state
+                }
+            }
+        }
+        return TimelineMoment(revision: revision, states: states)
+    }
+
+    /// The `controls` table, when the room's stored revision is `revision`.
+    private func currentStates(_ room: String, ifAt revision: Int, _ operation: String) throws(StorageError) -> [String: ControlState]? {
+        guard try roomRevision(room, operation) == revision else { return nil }
+        return try committedStates(room, operation)
+    }
+
+    private func committedStates(_ room: String, _ operation: String) throws(StorageError) -> [String: ControlState] {
+        try run(.selectControls, operation) { s throws(StorageError) in
+            try bound(operation, s.bind(1, room))
+            var states: [String: ControlState] = [:]
+            while try step(s, operation) {
+                if let state = s.withBytes(1, { StateCodec.decode($0) }) { states[s.text(0)] = state }
+            }
+            return states
+        }
+    }
+
+    private func newestSnapshot(_ room: String, atOrBefore revision: Int, _ operation: String) throws(StorageError) -> (revision: Int, states: [String: ControlState])? {
+        try run(.snapshotAtOrBefore, operation) { s throws(StorageError) in
+            try bound(operation, s.bind(1, room), s.bind(2, revision))
+            guard try step(s, operation) else { return nil }
+            let at = s.int(0)
+            guard let states = s.withBytes(1, { Self.decodeSnapshot($0) }) else {
+                throw refusal(operation, "the snapshot at revision \(at) is not a map of control states")
+            }
+            return (at, states)
+        }
+    }
+
+    private func logBounds(_ room: String, _ operation: String) throws(StorageError) -> LogBounds {
+        func seek(_ sql: SQL) throws(StorageError) -> Int? {
+            try run(sql, operation) { s throws(StorageError) in
+                try bound(operation, s.bind(1, room))
+                return try step(s, operation) ? s.int(0) : nil
+            }
+        }
+        guard let oldest = try seek(.oldestLogged), let newest = try seek(.newestLogged) else {
+            return LogBounds(min: nil, last: try newestSnapshot(room, atOrBefore: Int.max, operation)?.revision ?? 0)
+        }
+        return LogBounds(min: oldest, last: newest)
+    }
+
+    // MARK: writing (hooks of append and prune)
+
+    /// From `append`, before it writes the new committed states: a snapshot at
+    /// each multiple of `snapshotInterval` the room's revision passes in
+    /// `commits`, taken from the committed states before them (still in the
+    /// `controls` table) and the commits up to the boundary.
+    func snapshotBoundaries(of commits: [StoredCommit], _ operation: String) throws(StorageError) {
+        let interval = Self.snapshotInterval
+        var byRoom: [String: [StoredCommit]] = [:]
+        for commit in commits { byRoom[commit.room, default: []].append(commit) }
+        for (room, commits) in byRoom {
+            guard let before = try roomRevision(room, operation), let after = commits.last?.revision,
+                  after / interval > before / interval else { continue }
+            var states = try committedStates(room, operation)
+            var next = commits.startIndex
+            var boundary = (before / interval + 1) * interval
+            while boundary <= after {
+                while next < commits.endIndex, commits[next].revision <= boundary {
+                    states[commits[next].control] = commits[next].state
+                    next += 1
+                }
+                try writeSnapshot(room, at: boundary, states, operation)
+                boundary += interval
+            }
+        }
+    }
+
+    /// From `prune`, before it deletes: a snapshot at the newest revision the
+    /// prune removes (or at the last, when it removes all), so what is left
+    /// stays readable; then the snapshots below that one go.
+    func keepTimelineBase(room: String, keepLast: Int?, olderThanMs: Int64?, _ operation: String) throws(StorageError) {
+        let bounds = try logBounds(room, operation)
+        guard let oldest = bounds.min else { return }
+        let survivor = try run(.pruneSurvivor, operation) { s throws(StorageError) -> Int? in
+            try bound(operation, s.bind(1, room), s.bind(2, keepLast.map { max($0, 0) } ?? -1), s.bind(3, olderThanMs ?? Int64.min))
+            guard try step(s, operation), sqlite3_column_type(s.handle, 0) != SQLITE_NULL else { return nil }
+            return s.int(0)
+        }
+        let base = survivor.map { $0 - 1 } ?? bounds.last
+        guard base >= oldest else { return } // nothing goes
+        if try newestSnapshot(room, atOrBefore: base, operation)?.revision != base,
+           let moment = try replay(room, to: base, minLogged: oldest, operation) {
+            try writeSnapshot(room, at: base, moment.states, operation)
+        }
+        try run(.deleteSnapshotsBefore, operation) { s throws(StorageError) in
+            try bound(operation, s.bind(1, room), s.bind(2, base))
+            _ = try step(s, operation)
+        }
+    }
+
+    private func writeSnapshot(_ room: String, at revision: Int, _ states: [String: ControlState], _ operation: String) throws(StorageError) {
+        let bytes = Self.encodeSnapshot(states)
+        try run(.insertSnapshot, operation) { s throws(StorageError) in
+            try bound(operation, s.bind(1, room), s.bind(2, revision), s.bind(3, bytes))
+            _ = try step(s, operation)
+        }
+    }
+
+    // MARK: snapshot JSON
+
+    /// `{"control id": state, …}` in id order (a stable text for equal maps).
+    static func encodeSnapshot(_ states: [String: ControlState]) -> [UInt8] {
+        var out = JSONWriter(capacity: 64 * states.count + 2)
+        out.append(raw: "{")
+        for (k, id) in states.keys.sorted().enumerated() {
+            if k > 0 { out.append(raw: ",") }
+            out.append(string: id)
+            out.append(raw: ":")
+            out.append(state: states[id]!)
+        }
+        out.append(raw: "}")
+        return out.bytes
+    }
+
+    static func decodeSnapshot(_ bytes: some Collection<UInt8>) -> [String: ControlState]? {
+        guard case let .object(members)? = try? JSONParser.parse(bytes, maxDepth: 3) else { return nil }
+        var states: [String: ControlState] = [:]
+        for member in members {
+            guard let state = StateCodec.decode(member.value) else { return nil }
+            states[member.key] = state
+        }
+        return states
+    }
+}
+
+/// The oldest and newest logged revision of a room.
+private struct LogBounds {
+    /// `nil`: nothing logged.
+    var min: Int?
+    /// The newest revision the timeline knows (0 when none).
+    var last: Int
+    /// The revisions the log spans: a revision's rows are all kept or all
+    /// pruned, and a room's revisions follow one another, so no count is
+    /// needed (counting would read every row of the room).
+    var count: Int { min.map { last - $0 + 1 } ?? 0 }
+}
+
+/// What `Storage.moment(room:at:)` found.
+public enum TimelineRead: Sendable, Hashable {
+    case found(TimelineMoment)
+    /// Not a revision of the room: below 0 or after its newest, `last`.
+    case unknown(last: Int)
+    /// Its commits were pruned from the log; `first` is the oldest readable.
+    case pruned(first: Int)
+}
+
+/// A room as it was right after one revision.
+public struct TimelineMoment: Sendable, Hashable {
+    public var revision: Int
+    /// Unix ms of the revision; `nil` for 0 and for a revision whose row was pruned.
+    public var time: Int64?
+    /// Display name and connection of who made it (`nil` as for `time`).
+    public var name: String?
+    public var client: String?
+    /// Every control's state by id, as logged (fit them with `controls(in:)`).
+    public var states: [String: ControlState]
+
+    public init(revision: Int, time: Int64? = nil, name: String? = nil, client: String? = nil, states: [String: ControlState]) {
+        self.revision = revision
+        self.time = time
+        self.name = name
+        self.client = client
+        self.states = states
+    }
+
+    /// The states for `schema`'s controls, in schema order: the logged state
+    /// when it fits the control now, else its initial state. Controls the
+    /// schema no longer has are left out.
+    public func controls(in schema: RoomSchema) -> [(id: String, state: ControlState)] {
+        schema.controls.map { control in
+            if let state = states[control.id].flatMap({ StateCodec.fit($0, to: control.kind) }), control.isValid(state) {
+                return (control.id, state)
+            }
+            return (control.id, control.initial)
+        }
+    }
+}
+
+/// The timeline's range and its marks.
+public struct TimelineSummary: Sendable, Hashable {
+    /// The oldest revision that can be shown (0: the initial moment).
+    public var first: Int
+    /// The newest logged revision.
+    public var last: Int
+    /// How many revisions the log holds.
+    public var revisions: Int
+    /// At most the asked number, evenly spread from `first` to `last`, oldest first.
+    public var marks: [TimelineMark]
+}
+
+/// A logged revision and its Unix ms time.
+public struct TimelineMark: Sendable, Hashable {
+    public var revision: Int
+    public var time: Int64
+}
