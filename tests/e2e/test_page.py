@@ -79,6 +79,8 @@ def test_presence_keeps_to_one_line_with_a_chip_at_phone_size_with_41_people(bro
     page.wait(lambda: chip.is_displayed() and chip.text.startswith("+"), what="the +N chip")
     shown = [li for li in page.all("#presence li[data-client]") if li.is_displayed()]
     assert int(chip.text[1:]) == 41 - len(shown)
+    assert chip.get_attribute("aria-label") == f"{41 - len(shown)} more people here: show everyone"
+    assert chip.get_attribute("aria-haspopup") == "dialog"
     assert any("me" in (li.get_attribute("class") or "") for li in shown), "my own entry is always shown"
     assert header_lines(page) == 1
     header = page.find(".topbar").size["height"]

@@ -192,8 +192,9 @@ export function renderPresence(list, peers, present = null) {
   const hidden = entries.length - shown.size + unlisted;
   more.hidden = hidden === 0;
   setText(chip, `+${hidden}`);
-  chip.setAttribute("aria-label", `${people(hidden)} more: show everyone here`);
-  more.title = `${people(hidden)} more here${meUnlisted ? ", you among them" : ""}`;
+  const morePeople = `${hidden} more ${hidden === 1 ? "person" : "people"}`;
+  chip.setAttribute("aria-label", `${morePeople} here: show everyone`);
+  more.title = `${morePeople} here${meUnlisted ? ", you among them" : ""}`;
   if (dialog?.open) drawFullList();
   watch(list, () => renderPresence(list, lastDrawn.peers, lastDrawn.present));
 }
