@@ -166,3 +166,29 @@ def test_undo_and_redo_are_enabled_only_with_something_to_do_and_say_what_they_d
     ActionChains(page.driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
     page.wait(lambda: status.text == "Nothing to undo", what=lambda: f"'Nothing to undo' (now {status.text!r})")
     assert server.rev() == rev
+
+
+def test_a_preset_recall_is_one_step_for_undo(browser, server):
+    page = browser("Ann")
+    undo = page.find('button[data-action="undo"]')
+    status = page.find(".history-status")
+    field = page.scroll_to(page.find(".preset-save input"))
+    field.send_keys("Start")
+    page.find(".preset-save button[type=submit]").click()
+    page.wait(lambda: page.exists('.preset[data-name="Start"]'), what="the preset listed")
+    assert not undo.is_enabled(), "saving a preset changes no control"
+    server.put("gain", 0.9)
+    server.put("size", 100)
+    page.wait_now("gain", "value", 0.9)
+    assert not undo.is_enabled(), "the API's changes are not mine to undo"
+    rev = server.rev()
+    row = page.find('.preset[data-name="Start"]')
+    page.scroll_to(row.find_element("css selector", '[data-role="recall"]')).click()
+    server.wait_state("gain", lambda s: s["value"] == 0.5, what="gain recalled to 0.5")
+    page.wait(lambda: undo.is_enabled(), what="Undo enabled after my recall")
+    assert server.rev() == rev + 1
+    page.scroll_to(undo).click()
+    server.wait_state("gain", lambda s: s["value"] == 0.9, what="the recall undone in one step")
+    assert server.state("size")["value"] == 100
+    page.wait(lambda: status.text.startswith("Undid "), what=lambda: f"the status line (now {status.text!r})")
+    page.wait(lambda: not undo.is_enabled(), what="nothing left to undo")
