@@ -38,7 +38,7 @@ struct MessageFields {
     /// Rules 2–6 of `MessageDecoder`; `seq` is the usable seq, if any.
     func decode(seq: Int?) -> Result<ClientMessage, WireRefusal> {
         guard case let .string(type) = type, ["drag", "set", "step", "undo", "redo"].contains(type) else {
-            return .failure(WireRefusal(.badMessage, "type must be \"drag\", \"set\", \"step\", \"undo\", \"redo\" or \"auth\""))
+            return .failure(WireRefusal(.badMessage, "type must be \"drag\", \"set\", \"step\", \"undo\", \"redo\", \"auth\", \"preset\" or \"restore\""))
         }
         guard let seq else {
             return .failure(WireRefusal(.badMessage, "seq must be a whole number from 1 to 2^53"))
