@@ -39,7 +39,7 @@ export function roomFromForm(id, title, controlsText) {
   if (cleanId) room.id = cleanId;
   if (cleanTitle) room.title = cleanTitle;
   if (!room.id) return { field: "id", message: "Give the room an id" };
-  return { room: { id: room.id, ...(room.title != null ? { title: room.title } : {}), ...room } };
+  return { room };
 }
 
 /**

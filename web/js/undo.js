@@ -97,7 +97,7 @@ export class UndoTracker {
   rejected(seq) {
     const entry = this.sent.get(seq);
     this.sent.delete(seq);
-    if (entry?.kind === "drag" && (entry.phase === "begin")) this.gestures.delete(entry.control);
+    if (entry?.kind === "drag" && entry.phase === "begin") this.gestures.delete(entry.control);
   }
 
   /**
