@@ -1,3 +1,4 @@
+import TandemWire
 import TandemAuth
 import TandemCore
 
@@ -77,6 +78,20 @@ enum HTTPAnswer {
 
     static func json(_ status: Int, _ bytes: [UInt8]) -> HTTPAnswer {
         .body(status: status, contentType: "application/json", bytes: bytes)
+    }
+
+    /// A room's reject to a write over HTTP: `{"code", "message"[, "holder"]}`
+    /// with 404 for an unknown control, 403 forbidden, 409 busy, else 400.
+    static func reject(_ reject: Reject) -> HTTPAnswer {
+        let status = switch reject.code {
+        case .unknownControl: 404
+        case .forbidden: 403
+        case .busy: 409
+        default: 400
+        }
+        var members = [JSONMember("code", .string(reject.code.rawValue)), JSONMember("message", .string(reject.message))]
+        if let holder = reject.holder { members.append(JSONMember("holder", .string(holder.rawValue))) }
+        return .json(status, JSON.object(members).bytes)
     }
 
     static func text(_ status: Int, _ text: String, contentType: String = "text/plain; charset=utf-8") -> HTTPAnswer {

@@ -204,17 +204,7 @@ extension Server {
         }
         dispatch(effects, in: host, arrival: now)
         writeCommits() // the answer promises a committed value: write it first
-        if let reject = effects.rejects.first {
-            let status = switch reject.code {
-            case .unknownControl: 404
-            case .forbidden: 403
-            case .busy: 409
-            default: 400
-            }
-            var members = [JSONMember("code", .string(reject.code.rawValue)), JSONMember("message", .string(reject.message))]
-            if let holder = reject.holder { members.append(JSONMember("holder", .string(holder.rawValue))) }
-            return .json(status, JSON.object(members).bytes)
-        }
+        if let reject = effects.rejects.first { return .reject(reject) }
         guard let index = host.room.schema.index(of: control) else { return .json(404, problem("unknown_control", control)) }
         var out = JSONWriter()
         out.append(raw: "{\"control\":")

@@ -239,11 +239,7 @@ extension Server {
         let effects = host.room.apply(recallMessage(preset, seq: 1), from: ClientID("api"), at: now)
         dispatch(effects, in: host, arrival: now)
         writeCommits() // the answer promises committed values: write them first
-        if let reject = effects.rejects.first {
-            var members = [JSONMember("code", .string(reject.code.rawValue)), JSONMember("message", .string(reject.message))]
-            if let holder = reject.holder { members.append(JSONMember("holder", .string(holder.rawValue))) }
-            return .json(reject.code == .busy ? 409 : 400, JSON.object(members).bytes)
-        }
+        if let reject = effects.rejects.first { return .reject(reject) }
         let changed = effects.compactMap { if case let .commit(c) = $0 { JSON.string(c.control) } else { nil } }
         log.info("preset '\(name)' recalled in room \(host.room.id) over HTTP: \(changed.count) control(s) at rev \(host.room.revision)")
         return .json(200, JSON.object([

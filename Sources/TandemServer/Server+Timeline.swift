@@ -147,16 +147,7 @@ extension Server {
         let effects = host.room.apply(ClientMessage(seq: 1, .batch(batch)), from: ClientID("api"), at: now)
         dispatch(effects, in: host, arrival: now)
         writeCommits() // the answer promises a committed moment: write it first
-        if let reject = effects.rejects.first {
-            let status = switch reject.code {
-            case .forbidden: 403
-            case .busy: 409
-            default: 400
-            }
-            var members = [JSONMember("code", .string(reject.code.rawValue)), JSONMember("message", .string(reject.message))]
-            if let holder = reject.holder { members.append(JSONMember("holder", .string(holder.rawValue))) }
-            return .json(status, JSON.object(members).bytes)
-        }
+        if let reject = effects.rejects.first { return .reject(reject) }
         let changed = effects.reduce(0) { n, effect in if case .commit = effect { n + 1 } else { n } }
         return .json(200, JSON.object([
             JSONMember("restored", .number(Double(revision))),

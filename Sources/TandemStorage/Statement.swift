@@ -102,7 +102,15 @@ let createTables = """
         revision INTEGER NOT NULL,
         PRIMARY KEY(room, id)
     ) STRICT, WITHOUT ROWID;
-    CREATE TABLE commits(
+    \(commitsTable("commits"))
+    \(presetAndSnapshotTables)
+    INSERT INTO meta(key, value) VALUES('schema_version', '\(currentSchemaVersion)');
+    """
+
+/// The commit log (version 2: one revision may log several controls), as `name`.
+func commitsTable(_ name: String) -> String {
+    """
+    CREATE TABLE \(name)(
         room TEXT NOT NULL,
         revision INTEGER NOT NULL,
         control TEXT NOT NULL,
@@ -112,9 +120,8 @@ let createTables = """
         time INTEGER NOT NULL,
         PRIMARY KEY(room, revision, control)
     ) STRICT, WITHOUT ROWID;
-    \(presetAndSnapshotTables)
-    INSERT INTO meta(key, value) VALUES('schema_version', '\(currentSchemaVersion)');
     """
+}
 
 /// Version 2: a revision may log several controls (a batch: a preset's
 /// recall, a restored moment); presets; state snapshots for the timeline.
@@ -138,16 +145,7 @@ let presetAndSnapshotTables = """
 
 /// Brings a version 1 file to version 2, in the caller's transaction.
 let migrationFrom1 = """
-    CREATE TABLE commits_v2(
-        room TEXT NOT NULL,
-        revision INTEGER NOT NULL,
-        control TEXT NOT NULL,
-        state TEXT NOT NULL,
-        client TEXT NOT NULL,
-        name TEXT NOT NULL,
-        time INTEGER NOT NULL,
-        PRIMARY KEY(room, revision, control)
-    ) STRICT, WITHOUT ROWID;
+    \(commitsTable("commits_v2"))
     INSERT INTO commits_v2 SELECT room, revision, control, state, client, name, time FROM commits;
     DROP TABLE commits;
     ALTER TABLE commits_v2 RENAME TO commits;
