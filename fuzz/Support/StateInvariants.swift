@@ -8,12 +8,14 @@ func requireValid(_ state: ControlState, of control: Control, _ context: @autocl
     require(control.isValid(state), "\(context()): \(control.id) = \(state) fails Control.isValid")
     switch (control.kind, state) {
     case let (.slider(math), .slider(value)):
-        require(value.isFinite && value >= math.min && value <= math.max,
-                "\(context()): slider \(control.id) value \(value) outside [\(math.min), \(math.max)]")
-        if let step = math.step {
-            require(onGrid(value, min: math.min, max: math.max, step: step),
-                    "\(context()): slider \(control.id) value \(value) is off its grid of \(step) from \(math.min)")
-        }
+        requireOnAxis(value, math, "slider \(control.id)", context())
+    case let (.xy(spec), .xy(x, y)):
+        requireOnAxis(x, spec.x.math, "xy \(control.id) x", context())
+        requireOnAxis(y, spec.y.math, "xy \(control.id) y", context())
+    case (.toggle, .toggle):
+        break // a Bool cannot break anything
+    case let (.button, .button(presses)):
+        require(presses >= 0 && presses <= 9_007_199_254_740_992, "\(context()): button \(control.id) presses \(presses)")
     case let (.snap(spec), .snap(index, value)):
         require(spec.values.indices.contains(index), "\(context()): snap \(control.id) index \(index) of \(spec.values.count) values")
         require(value == spec.values[index], "\(context()): snap \(control.id) value \(value) is not values[\(index)] = \(spec.values[index])")
@@ -42,6 +44,18 @@ func requireValid(_ state: ControlState, of control: Control, _ context: @autocl
     default:
         require(false, "\(context()): \(control.id) of kind \(control.kind.typeName) holds state \(state)")
     }
+}
+
+/// A slider's or a pad axis' value: finite, inside [min, max], on its grid
+/// when it has a step; a log axis stays strictly positive.
+func requireOnAxis(_ value: Double, _ math: SliderMath, _ name: String, _ context: @autoclosure () -> String) {
+    require(value.isFinite && value >= math.min && value <= math.max,
+            "\(context()): \(name) value \(value) outside [\(math.min), \(math.max)]")
+    if let step = math.step {
+        require(onGrid(value, min: math.min, max: math.max, step: step),
+                "\(context()): \(name) value \(value) is off its grid of \(step) from \(math.min)")
+    }
+    if math.scale == .log { require(value > 0, "\(context()): log \(name) value \(value) is not positive") }
 }
 
 /// The `hex` a colour state carries on the wire is the channels, each

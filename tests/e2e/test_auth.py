@@ -12,9 +12,6 @@ Screenshots of every state at desktop and phone width: test-output/e2e/auth-*.pn
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 import json
 import os
 import tempfile
@@ -22,6 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from .tokens import mint_token, write_secret
 from selenium.webdriver.common.keys import Keys
 
 SECRET = b"e2e-only secret: tandem web client auth states 0123456789"
@@ -32,27 +31,14 @@ pytestmark = pytest.mark.tandem_flags("--auth-secret-file", str(SECRET_FILE))
 
 @pytest.fixture(scope="module", autouse=True)
 def _secret_file():
-    SECRET_FILE.write_bytes(SECRET)
-    SECRET_FILE.chmod(0o600)
+    write_secret(SECRET_FILE, SECRET)
     yield
     SECRET_FILE.unlink(missing_ok=True)
 
 
-def b64url(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-
-
 def mint(role: str = "editor", room="demo", ttl: float = 3600, sub: str = "u-ann", name: str | None = None,
          secret: bytes = SECRET, **claims) -> str:
-    """An HS256 JWT (RFC 7519) over the claims, made with the standard library only."""
-    now = int(time.time())
-    payload = {"sub": sub, "room": room, "role": role, "iat": now, "exp": now + int(ttl), **claims}
-    if name:
-        payload["name"] = name
-    head = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}, separators=(",", ":")).encode())
-    body = b64url(json.dumps(payload, separators=(",", ":")).encode())
-    signature = hmac.new(secret, f"{head}.{body}".encode(), hashlib.sha256).digest()
-    return f"{head}.{body}.{b64url(signature)}"
+    return mint_token(secret, role, room, ttl, sub, name, **claims)
 
 
 @pytest.fixture

@@ -5,17 +5,14 @@ that names the person skips the name prompt."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import json
 import os
 import tempfile
-import time
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+
+from .tokens import mint_token, write_secret
 
 SECRET = b"e2e-only secret: the lobby with tokens on, 0123456789abcdef"
 SECRET_FILE = Path(tempfile.gettempdir()) / f"tandem-e2e-lobby-{os.getpid()}.secret"
@@ -25,23 +22,13 @@ pytestmark = pytest.mark.tandem_flags("--auth-secret-file", str(SECRET_FILE))
 
 @pytest.fixture(scope="module", autouse=True)
 def _secret_file():
-    SECRET_FILE.write_bytes(SECRET)
-    SECRET_FILE.chmod(0o600)
+    write_secret(SECRET_FILE, SECRET)
     yield
     SECRET_FILE.unlink(missing_ok=True)
 
 
 def mint(role: str, room="demo", name: str | None = None) -> str:
-    def b64url(raw: bytes) -> str:
-        return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-
-    now = int(time.time())
-    payload = {"sub": f"u-{role}", "room": room, "role": role, "iat": now, "exp": now + 3600}
-    if name:
-        payload["name"] = name
-    head = b64url(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    body = b64url(json.dumps(payload).encode())
-    return f"{head}.{body}.{b64url(hmac.new(SECRET, f'{head}.{body}'.encode(), hashlib.sha256).digest())}"
+    return mint_token(SECRET, role, room, sub=f"u-{role}", name=name)
 
 
 def lobby(browser, server, token: str):

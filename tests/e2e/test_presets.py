@@ -5,16 +5,13 @@ list and none of the buttons that write. Screenshots: test-output/e2e/presets-*.
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import json
 import os
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
+
+from .tokens import mint_token, write_secret
 from selenium.webdriver.common.keys import Keys
 
 SECRET = b"e2e-only secret: tandem presets panel, viewer rules 0123"
@@ -153,19 +150,12 @@ def test_a_recall_refused_while_someone_holds_a_control_says_who(browser, server
 
 @pytest.fixture
 def secret_file():
-    SECRET_FILE.write_bytes(SECRET)
-    SECRET_FILE.chmod(0o600)
-    yield SECRET_FILE
+    yield write_secret(SECRET_FILE, SECRET)
     SECRET_FILE.unlink(missing_ok=True)
 
 
 def mint(role: str, sub: str, name: str) -> str:
-    b64 = lambda raw: base64.urlsafe_b64encode(raw).rstrip(b"=").decode()  # noqa: E731
-    now = int(time.time())
-    payload = {"sub": sub, "room": "demo", "role": role, "iat": now, "exp": now + 3600, "name": name}
-    head = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    body = b64(json.dumps(payload).encode())
-    return f"{head}.{body}.{b64(hmac.new(SECRET, f'{head}.{body}'.encode(), hashlib.sha256).digest())}"
+    return mint_token(SECRET, role, sub=sub, name=name)
 
 
 @pytest.mark.tandem_flags("--auth-secret-file", str(SECRET_FILE))
