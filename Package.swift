@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "TandemStorage", targets: ["TandemStorage"]),
         .executable(name: "tandem", targets: ["tandem"]),
         .executable(name: "tandem-bench", targets: ["tandem-bench"]),
+        .library(name: "TandemClient", targets: ["TandemClient"]),
+        .executable(name: "tandem-follow", targets: ["tandem-follow"]),
     ],
     targets: [
         // Pure Swift: control types, the math, gestures, the room engine and
@@ -59,6 +61,12 @@ let package = Package(
         .target(name: "TandemBench", dependencies: ["TandemCore", "TandemWire"]),
         // The load generator: one libwebsockets client loop holding every connection.
         .executableTarget(name: "tandem-bench", dependencies: ["TandemBench", "TandemCore", "TandemWire", "CLibWebSockets", "CTandemShim"]),
+        // The Swift client library: a room's state, changes, acked writes, gestures and
+        // reconnects over a small transport seam (lws on Linux, URLSession on Apple).
+        // TandemBench lends it StateDecoder/StateValidator (welcome and state parsing).
+        .target(name: "TandemClient", dependencies: ["TandemCore", "TandemWire", "TandemBench", "CLibWebSockets", "CTandemShim"]),
+        // Follows a room and prints its changes (the client's example).
+        .executableTarget(name: "tandem-follow", dependencies: ["TandemClient", "TandemCore"]),
         // Helpers shared by the test targets (a seeded generator); never shipped.
         .target(name: "TandemTestSupport", path: "Tests/TandemTestSupport"),
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore", "TandemTestSupport"]),
@@ -66,6 +74,7 @@ let package = Package(
         .testTarget(name: "TandemAuthTests", dependencies: ["TandemAuth", "TandemCore", "TandemWire"]),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer"]),
         .testTarget(name: "TandemStorageTests", dependencies: ["TandemStorage", "TandemCore", "TandemWire", "TandemTestSupport"]),
+        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemCore"]),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemCore", "TandemWire", "TandemTestSupport"]),
     ]
 )

@@ -1,0 +1,25 @@
+/// The entry point: `let room = try await TandemClient.connect(url, name: "trainer")`.
+public enum TandemClient {
+    /// The platform's transport: libwebsockets on Linux, URLSessionWebSocketTask on Apple platforms.
+    public static var defaultTransport: any WebSocketTransport {
+        #if canImport(Darwin)
+        URLSessionTransport()
+        #else
+        LwsTransport()
+        #endif
+    }
+
+    /// Joins the room at `url` (`ws://host:port/rooms/ROOM`) and returns once
+    /// its welcome arrived. `tokenProvider`, when given, is asked for the first
+    /// token (unless `token` is given) and again before each one expires.
+    public static func connect(_ url: String, name: String? = nil, token: String? = nil,
+                               tokenProvider: (@Sendable () async throws -> String)? = nil,
+                               transport: (any WebSocketTransport)? = nil) async throws -> Room {
+        var first = token
+        if first == nil, let tokenProvider { first = try await tokenProvider() }
+        let room = Room(url: url, name: name, token: first, tokenProvider: tokenProvider,
+                        transport: transport ?? defaultTransport)
+        try await room.connectFirst()
+        return room
+    }
+}

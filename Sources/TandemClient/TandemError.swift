@@ -1,0 +1,52 @@
+/// Everything a room call can fail with: one case per server reject code,
+/// plus the client's own failures.
+public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
+    case badValue(String)
+    case unknownControl(String)
+    case unknownThumb(String)
+    case forbidden(String)
+    case rateLimited(String)
+    case readOnly(String)
+    /// The thumb is held by another client's gesture: its id and display name.
+    case busy(holder: String, holderName: String?, message: String)
+    case noGesture(String)
+    case badMessage(String)
+    case unauthorized(String)
+    /// The server closed the connection before a welcome (4401, 4403, 4404…).
+    case refused(code: Int, reason: String)
+    /// The connection dropped before the server acknowledged this step or gesture.
+    case connectionLost
+    /// The room was closed by its owner (`Room.close()`).
+    case closed
+    case badURL(String)
+    case transport(String)
+    case protocolViolation(String)
+
+    /// The typed error for a reject frame's `code`.
+    static func reject(code: String, message: String, holder: String?, holderName: String?) -> TandemError {
+        switch code {
+        case "bad_value": .badValue(message)
+        case "unknown_control": .unknownControl(message)
+        case "unknown_thumb": .unknownThumb(message)
+        case "forbidden": .forbidden(message)
+        case "rate_limited": .rateLimited(message)
+        case "read_only": .readOnly(message)
+        case "busy": .busy(holder: holder ?? "", holderName: holderName, message: message)
+        case "no_gesture": .noGesture(message)
+        case "unauthorized": .unauthorized(message)
+        default: .badMessage("\(code): \(message)")
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .busy(holder, name, message): "busy: held by \(name ?? holder) (\(holder)): \(message)"
+        case let .refused(code, reason): "refused with close \(code): \(reason)"
+        case .connectionLost: "the connection was lost before the server acknowledged"
+        case .closed: "the room was closed"
+        case let .badValue(m), let .unknownControl(m), let .unknownThumb(m), let .forbidden(m),
+             let .rateLimited(m), let .readOnly(m), let .noGesture(m), let .badMessage(m),
+             let .unauthorized(m), let .badURL(m), let .transport(m), let .protocolViolation(m): m
+        }
+    }
+}
