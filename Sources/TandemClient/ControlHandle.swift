@@ -14,10 +14,7 @@ public struct ControlHandle: Sendable {
     public var definition: Control? { room.definition(of: id) }
 
     /// Every committed change of this control from now on.
-    public var changes: AsyncFilterSequence<AsyncStream<Change>> {
-        let id = self.id
-        return room.changes.filter { $0.control == id }
-    }
+    public var changes: AsyncStream<Change> { room.changes(of: id) }
 
     /// Sets the control (or one `thumb` of it) to `value`; returns once the
     /// server acknowledged it, or throws the reject as a `TandemError`.

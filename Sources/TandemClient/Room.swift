@@ -34,7 +34,8 @@ public final class Room: @unchecked Sendable {
     private var seq = 0
     private var pending: [Int: Pending] = [:]
     private var welcomeWaiter: CheckedContinuation<Void, any Error>?
-    private var changeStreams: [UUID: AsyncStream<Change>.Continuation] = [:]
+    /// Subscribers, each with the control it follows (`nil`: all).
+    private var changeStreams: [UUID: (control: String?, continuation: AsyncStream<Change>.Continuation)] = [:]
     private var eventStreams: [UUID: AsyncStream<RoomEvent>.Continuation] = [:]
     private var closedByUser = false
     private var welcomed = false
@@ -70,10 +71,13 @@ public final class Room: @unchecked Sendable {
     }
 
     /// Every committed change from now on, this client's own included (`mine`).
-    public var changes: AsyncStream<Change> {
+    public var changes: AsyncStream<Change> { changes(of: nil) }
+
+    /// Every committed change of control `id` (all controls when `nil`) from now on.
+    public func changes(of id: String?) -> AsyncStream<Change> {
         AsyncStream { continuation in
             let key = UUID()
-            lock.withLock { changeStreams[key] = continuation }
+            lock.withLock { changeStreams[key] = (id, continuation) }
             continuation.onTermination = { [weak self] _ in self?.lock.withLock { _ = self?.changeStreams.removeValue(forKey: key) } }
         }
     }
@@ -122,7 +126,7 @@ public final class Room: @unchecked Sendable {
         let (connection, waiting, streams, events) = lock.withLock {
             closedByUser = true
             defer { pending = [:]; changeStreams = [:]; eventStreams = [:] }
-            return (self.connection, pending.values.map(\.continuation), changeStreams.values, eventStreams.values)
+            return (self.connection, pending.values.map(\.continuation), changeStreams.values.map(\.continuation), eventStreams.values)
         }
         refreshTask?.cancel()
         connection?.close()
@@ -279,7 +283,9 @@ public final class Room: @unchecked Sendable {
     }
 
     private func publish(_ change: Change) {
-        for stream in lock.withLock({ Array(changeStreams.values) }) { stream.yield(change) }
+        for stream in lock.withLock({ Array(changeStreams.values) }) where stream.control == nil || stream.control == change.control {
+            stream.continuation.yield(change)
+        }
     }
 
     private func emit(_ event: RoomEvent) {
