@@ -149,6 +149,7 @@ struct ScenarioTests {
         let port = server.port
         let room = try await TandemClient.connect(roomURL(server), name: "Ann")
         defer { room.close() }
+        let events = Collector(room.events)
         let writer = Task { () -> [Double] in
             var acked: [Double] = []
             for i in 1...20 {
@@ -169,6 +170,9 @@ struct ScenarioTests {
         defer { _ = server.stop() }
         let acked = await writer.value
         #expect(acked.count == 20)
+        // The restart really fell in the middle: the client saw the drop and came back.
+        #expect(events.all.contains { if case .disconnected = $0 { true } else { false } })
+        #expect(events.all.contains { if case .reconnected = $0 { true } else { false } })
         #expect(room.control("gain").value == 0.2)
         let (status, history) = try await http("GET", server, "/api/rooms/demo/history?since=0")
         #expect(status == 200)
