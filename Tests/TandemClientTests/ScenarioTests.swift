@@ -121,6 +121,39 @@ struct ScenarioTests {
         #expect(bob.control("gain").value == 0.1)
     }
 
+    @Test func scenario6ReconnectWithSince() async throws {
+        let server = try ServerProcess.start()
+        defer { _ = server.stop() }
+        let proxy = try TCPProxy(upstream: server.port)
+        defer { proxy.stop() }
+        let ann = try await TandemClient.connect("ws://127.0.0.1:\(proxy.port)/rooms/demo", name: "Ann")
+        let bob = try await TandemClient.connect(roomURL(server), name: "Bob")
+        defer { ann.close(); bob.close() }
+        let seen = Collector(ann.changes)
+        let events = Collector(ann.events)
+        try await bob.control("gain").set(0.3)
+        #expect(await eventually { ann.control("gain").value == 0.3 })
+        let before = ann.rev
+        proxy.refusing = true
+        proxy.dropAll()
+        #expect(await eventually { events.all.contains { if case .disconnected = $0 { true } else { false } } })
+        // Missed while away.
+        try await bob.control("gain").set(0.7)
+        try await bob.control("size").set(20)
+        proxy.refusing = false
+        #expect(await eventually(timeout: 10) { ann.control("size").value == 20 })
+        #expect(ann.control("gain").value == 0.7)
+        #expect(ann.rev > before)
+        #expect(ann.rev == bob.rev)
+        for id in ["size", "blanks", "color", "gain", "bpm"] { #expect(ann.control(id).state == bob.control(id).state) }
+        // The catch-up came as changes.
+        #expect(seen.all.contains { $0.control == "gain" && $0.value == 0.7 })
+        #expect(seen.all.contains { $0.control == "size" && $0.value == 20 })
+        // And the connection works again.
+        try await ann.control("gain").set(0.4)
+        #expect(await eventually { bob.control("gain").value == 0.4 })
+    }
+
     @Test func scenario7SchemaChange() async throws {
         let server = try ServerProcess.start()
         defer { _ = server.stop() }
