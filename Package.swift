@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "TandemAuthTests", dependencies: ["TandemAuth", "TandemCore", "TandemWire"]),
         .testTarget(name: "TandemServerTests", dependencies: ["TandemServer"]),
         .testTarget(name: "TandemStorageTests", dependencies: ["TandemStorage", "TandemCore", "TandemWire", "TandemTestSupport"]),
-        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemCore"]),
+        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemCore", "TandemAuth"]),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemCore", "TandemWire", "TandemTestSupport"]),
     ]
 )

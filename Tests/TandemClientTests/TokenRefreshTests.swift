@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import TandemAuth
+import TandemClient
+import TandemCore
+
+/// Scenario 8: with auth on, the client asks its token provider again before
+/// the token expires and sends `{"type":"auth"}`; the connection outlives the first token.
+@Suite(.serialized)
+struct TokenRefreshTests {
+    /// Counts the tokens it mints (each valid `lifetime` seconds).
+    final class Provider: @unchecked Sendable {
+        let minter: TokenMinter
+        let lifetime: Double
+        private let lock = NSLock()
+        private var minted = 0
+
+        init(secret: String, lifetime: Double) {
+            minter = TokenMinter(secret: Array(secret.utf8))
+            self.lifetime = lifetime
+        }
+
+        var count: Int { lock.withLock { minted } }
+
+        func token() -> String {
+            lock.withLock { minted += 1 }
+            return minter.mint(Claims(subject: "trainer", name: "Trainer", rooms: .all, role: .editor,
+                                      expires: Date().timeIntervalSince1970 + lifetime))
+        }
+    }
+
+    @Test func scenario8TokenRefresh() async throws {
+        let secret = String(repeating: "s3cret-", count: 6)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-secret-\(UUID().uuidString)").path
+        try secret.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let server = try ServerProcess.start(["--auth-secret-file", file, "--auth-leeway", "0"])
+        defer { _ = server.stop() }
+        let provider = Provider(secret: secret, lifetime: 2)
+        let room = try await TandemClient.connect(roomURL(server), tokenProvider: { provider.token() })
+        defer { room.close() }
+        let events = Collector(room.events)
+        #expect(room.currentRole == "editor")
+        let first = room.client
+        // Past the first token's exp (2 s, no leeway) and the second's.
+        try await Task.sleep(nanoseconds: 4_500_000_000)
+        #expect(provider.count >= 3)
+        #expect(events.all.isEmpty, "the connection dropped: \(events.all)")
+        #expect(room.client == first)
+        try await room.control("gain").set(0.9)
+        #expect(room.control("gain").value == 0.9)
+    }
+
+    @Test func scenario8BadTokenIsRefused() async throws {
+        let secret = String(repeating: "s3cret-", count: 6)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-secret-\(UUID().uuidString)").path
+        try secret.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let server = try ServerProcess.start(["--auth-secret-file", file])
+        defer { _ = server.stop() }
+        let wrong = Provider(secret: String(repeating: "other-", count: 7), lifetime: 60)
+        await #expect { _ = try await TandemClient.connect(roomURL(server), token: wrong.token()) } throws: { error in
+            if case .refused(code: 4401, _) = error as? TandemError { true } else { false }
+        }
+    }
+}
