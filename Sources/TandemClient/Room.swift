@@ -51,6 +51,12 @@ public final class Room: @unchecked Sendable {
         self.transport = transport
     }
 
+    deinit {
+        // A room nobody holds stops its connection (and so its service thread).
+        refreshTask?.cancel()
+        connection?.close()
+    }
+
     // MARK: Reading
 
     /// The room's controls, in schema order.
