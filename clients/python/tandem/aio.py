@@ -101,6 +101,7 @@ class AsyncRoom:
         self.gestures: dict[tuple[str, str], dict] = {}
         self.presets: list[dict] = []
         self.connections = 0              # how many welcomes so far (1 after connect)
+        self.resumed_since: int | None = None  # the last welcome's `since`: None when it was a full one
         # Handlers.
         self._change_handlers: list[tuple[str | None, Callable]] = []
         self._schema_handlers: list[Callable] = []
@@ -153,6 +154,7 @@ class AsyncRoom:
     async def start(self) -> "AsyncRoom":
         await self._open(since=None)
         self._runner = asyncio.get_running_loop().create_task(self._run(), name="tandem-room")
+        self._runner.add_done_callback(_log_crash)
         return self
 
     async def close(self) -> None:
@@ -310,7 +312,7 @@ class AsyncRoom:
                     await self._ws.close(1002)
             if self._closing:
                 return
-            received = self._ws.close_rcvd
+            received = self._ws.protocol.close_rcvd
             if received is not None:
                 code, reason = received.code, received.reason
             self._connected.clear()
@@ -383,6 +385,7 @@ class AsyncRoom:
         first = self.connections == 0
         self.connections += 1
         self.client = frame.get("client")
+        self.resumed_since = frame.get("since")
         self.role = frame.get("role")
         self.title = frame.get("title", self.title)
         for peer in frame.get("peers") or []:
@@ -398,7 +401,7 @@ class AsyncRoom:
             list(controls) != list(before)
             or any(_schema(controls[c]) != _schema(before[c]) for c in controls if c in before))
         self.controls = controls
-        self.rev = max(self.rev, frame.get("rev", 0)) if "since" in frame else frame.get("rev", 0)
+        self.rev = frame.get("rev", 0)
         self.gestures = {(g["control"], g["thumb"]): g for g in frame.get("gestures") or []
                          if g.get("phase") not in ("end", "cancel")}
         if first:
@@ -481,6 +484,11 @@ class AsyncRoom:
         self.gestures = {}
         for gesture in list(self._gestures_live):
             gesture._lost = True
+
+
+def _log_crash(task: asyncio.Task) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("tandem: the connection task failed", exc_info=task.exception())
 
 
 def _schema(control: dict) -> dict:

@@ -93,6 +93,16 @@ class Room:
         return self._room.connected
 
     @property
+    def connections(self) -> int:
+        """How many welcomes so far: 1 after connect, one more per reconnect."""
+        return self._room.connections
+
+    @property
+    def resumed_since(self) -> int | None:
+        """The `since` of the last welcome (a resumed reconnect), None after a full welcome."""
+        return self._room.resumed_since
+
+    @property
     def names(self) -> dict[str, str]:
         return dict(self._room.names)
 
