@@ -19,7 +19,7 @@ TEST_PKGS := docker-compose chromium chromium-driver $(if $(shell command -v nod
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz
+.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-client-python test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz
 
 all: build
 
@@ -73,6 +73,16 @@ test-python: venv
 
 # Two real browsers (headless Chromium via Selenium) against the real server;
 # screenshots land in test-output/e2e/.
+# The Python client (clients/python): installed into a venv of its own as a user
+# would install it (not editable), then its tests, the shared conformance
+# scenarios, against the real server. Not part of `test` yet.
+CLIENT_PY_VENV := clients/python/.venv
+test-client-python:
+	$(SWIFT) build --product tandem
+	$(PYTHON) -m venv $(CLIENT_PY_VENV)
+	$(CLIENT_PY_VENV)/bin/pip install -q --disable-pip-version-check ./clients/python pytest==9.2.0
+	$(CLIENT_PY_VENV)/bin/python -m pytest -q clients/python/tests
+
 test-e2e: venv
 	$(SWIFT) build --product tandem
 	$(VENV)/bin/python -m pytest -q tests/e2e
@@ -118,4 +128,4 @@ test-fuzz: fuzz-build
 	@status=0; for t in $(FUZZ_TARGETS); do fuzz/run.sh $$t $(FUZZ_SMOKE_SECONDS) || status=1; done; exit $$status
 
 clean:
-	rm -rf .build $(VENV)
+	rm -rf .build $(VENV) $(CLIENT_PY_VENV)
