@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import threading
+import time
 
 from . import TandemError, connect
 
@@ -52,7 +52,10 @@ def main(argv: list[str] | None = None) -> int:
             who = change.name or change.by or "?"
             print(f"{change.rev} {change.control} = {json.dumps(change.value)} by {who}", flush=True)
 
-        threading.Event().wait()
+        while room.failure is None:     # until Ctrl-C, or a close that reconnecting cannot fix
+            time.sleep(0.5)
+        print(f"tandem: {room.failure}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         return 0
     except (TandemError, KeyError) as error:

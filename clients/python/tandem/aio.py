@@ -135,6 +135,11 @@ class AsyncRoom:
     def connected(self) -> bool:
         return self._connected.is_set()
 
+    @property
+    def failure(self) -> Closed | None:
+        """The close that ended the room for good (4404 room deleted, 4403, …), else None."""
+        return self._failure
+
     def on_change(self, control: str | None = None):
         """Decorator: `fn(change)` on every commit of `control` (None: of every control), anyone's."""
         if callable(control):       # used bare: @room.on_change

@@ -93,6 +93,11 @@ class Room:
         return self._room.connected
 
     @property
+    def failure(self):
+        """The `tandem.Closed` that ended the room for good (4404 room deleted, …), else None."""
+        return self._room.failure
+
+    @property
     def connections(self) -> int:
         """How many welcomes so far: 1 after connect, one more per reconnect."""
         return self._room.connections

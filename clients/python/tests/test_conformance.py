@@ -235,6 +235,9 @@ def test_s5_a_held_thumb_raises_busy_naming_the_holder(server, rooms, peer):
     ann = peer(server, "Ann")
     until(lambda: ann.id in room.names, what="Ann announced")
     ann.expect_ack(ann.drag("gain", "begin", at=0.2))
+    until(lambda: "value" in room["gain"].ghosts(), what="Ann's ghost")
+    ghost = room["gain"].ghosts()["value"]
+    assert ghost["by"] == ann.id and ghost["state"] == {"value": 0.2} and room["gain"].value == 0.5
     with pytest.raises(tandem.Busy) as busy:
         room["gain"].set(0.9)
     assert (busy.value.holder, busy.value.holder_name) == (ann.id, "Ann")
@@ -352,3 +355,40 @@ def test_s9_a_server_restart_loses_no_acknowledged_set(start_server, rooms, tmp_
     assert errors == [] and acked == [k / 100 for k in range(1, 41)]
     assert set(acked) <= set(logged)
     assert server_state(second, "gain") == {"value": 0.4} and room["gain"].value == 0.4
+
+
+def test_s4_s2_the_asyncio_api_drags_and_calls_coroutine_handlers(server, peer):
+    async def main():
+        room = await tandem.aconnect(server.url, name="service")
+        seen = []
+
+        @room.on_change("gain")
+        async def changed(change):
+            seen.append((change.value, change.mine))
+        try:
+            async with room["gain"].drag() as g:
+                g.move_to(0.3)
+                await asyncio.sleep(0.05)
+                g.move_to(0.8)
+            assert room["gain"].value == 0.8
+            ann = peer(server, "Ann")
+            ann.expect_ack(ann.set("gain", 0.1))
+            for _ in range(100):
+                if len(seen) == 2:
+                    break
+                await asyncio.sleep(0.02)
+            assert seen == [(0.8, True), (0.1, False)]
+        finally:
+            await room.close()
+    asyncio.run(main())
+
+
+def test_a_deleted_room_ends_the_watch_and_fails_later_calls(server, rooms):
+    post_room(server, STUDIO, 201)
+    room = join(rooms, server.ws_url("studio"))
+    assert server.request("DELETE", "/api/rooms/studio").status == 204
+    until(lambda: room.failure is not None, what="the room closed for good")
+    assert room.failure.code == 4404
+    with pytest.raises(tandem.Closed):
+        room["volume"].set(3)
+    assert room["volume"].value == 0        # the last state stays readable
