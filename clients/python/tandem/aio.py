@@ -157,7 +157,13 @@ class AsyncRoom:
         return fn
 
     async def start(self) -> "AsyncRoom":
-        await self._open(since=None)
+        """The first connection: its failure is the caller's (a refused connection raises
+        `OSError`; a server that closes before the welcome, `Closed` with its code)."""
+        try:
+            await self._open(since=None)
+        except ConnectionClosed as closed:
+            code, reason = (closed.rcvd.code, closed.rcvd.reason) if closed.rcvd else (None, "no close frame")
+            raise Closed(code, reason) from None
         self._runner = asyncio.get_running_loop().create_task(self._run(), name="tandem-room")
         self._runner.add_done_callback(_log_crash)
         return self
@@ -586,6 +592,7 @@ class AsyncGesture:
 
     async def __aenter__(self) -> "AsyncGesture":
         await self.room.send(self._message("begin"))
+        self._last_send = time.monotonic()
         self.room._gestures_live.add(self)
         self._keepalive = asyncio.get_running_loop().create_task(self._keep_alive())
         return self

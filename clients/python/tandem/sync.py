@@ -62,6 +62,8 @@ class Room:
         self._events.put(None)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
+        if not self._thread.is_alive():
+            self._loop.close()
         if threading.current_thread() is not self._dispatcher:
             self._dispatcher.join(5)
 

@@ -37,3 +37,5 @@ def test_watch_prints_the_values_then_each_change_live(server):
     finally:
         watcher.terminate()
         watcher.wait(10)
+        watcher.stdout.close()
+        watcher.stderr.close()

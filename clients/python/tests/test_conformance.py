@@ -142,6 +142,9 @@ def test_s3_a_viewer_is_forbidden(start_server, rooms, tmp_path):
     from test_auth import SECRET
     secret.write_bytes(SECRET)
     server = start_server("--auth-secret-file", str(secret))
+    with pytest.raises(tandem.Closed) as refused:
+        tandem.connect(server.url, token=mint("viewer", key=b"a wrong secret, thirty-two bytes or more"))
+    assert (refused.value.code, refused.value.reason) == (4401, "bad signature")
     room = join(rooms, server.url, token=mint("viewer"))
     assert room.role == "viewer"
     with pytest.raises(tandem.Forbidden):
