@@ -269,13 +269,19 @@ def test_s6_a_killed_connection_reconnects_with_since_and_catches_up(server, roo
         until(lambda: not room.connected, what="the client noticing the drop")
         put(server, "gain", 0.8)
         put(server, "bpm", 120)
+        results: list = []
+        offline = threading.Thread(target=lambda: results.append(room["color"].set("#FF8800")))
+        offline.start()                     # a set made while down waits for the next connection
         time.sleep(0.3)                     # a few refused attempts: the back-off at work
+        assert results == []
         proxy.open = True
-        until(lambda: room.connected and room.rev == before + 2, timeout=10, what="the reconnect")
+        offline.join(10)
+        assert results and results[0]["hex"] == "#FF8800"
+        until(lambda: room.connected and room.rev == before + 3, timeout=10, what="the reconnect")
         assert room.client != first_client and room.resumed_since == before
         snapshot = server.get("/api/rooms/demo").json()
         assert {c["id"]: c["state"] for c in snapshot["controls"]} == {c: room[c].state for c in room}
-        until(lambda: [(c.control, c.value) for c in seen][-2:] == [("gain", 0.8), ("bpm", 120)],
+        until(lambda: [(c.control, c.value) for c in seen][-3:] == [("gain", 0.8), ("bpm", 120), ("color", "#FF8800")],
               what="the missed changes")
         assert proxy.accepted == 2 and proxy.refused >= 1   # tried again while refused, then resumed
     finally:
