@@ -193,6 +193,8 @@ class AsyncRoom:
         a reject raises its typed error. Without `wait`, returns the future."""
         if self._failure is not None:
             raise self._failure
+        if self._closing:
+            raise Closed(1000, "closed by the client")
         loop = asyncio.get_running_loop()
         pending = _Pending(dict(message), loop.create_future(), resend)
         pending.future.add_done_callback(lambda f: f.cancelled() or f.exception())  # never "unretrieved"

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from . import track
 from .aio import AsyncGesture, AsyncRoom, TokenSource
+from .errors import Closed
 
 log = logging.getLogger("tandem")
 
@@ -42,6 +43,9 @@ class Room:
     # -- plumbing
 
     def _call(self, coro, timeout: float | None = None) -> Any:
+        if self._loop.is_closed():
+            coro.close()
+            raise Closed(1000, "closed by the client")
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
 
     def _enqueue(self, fn: Callable, arg: Any) -> None:

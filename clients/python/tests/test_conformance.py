@@ -401,3 +401,11 @@ def test_a_deleted_room_ends_the_watch_and_fails_later_calls(server, rooms):
     with pytest.raises(tandem.Closed):
         room["volume"].set(3)
     assert room["volume"].value == 0        # the last state stays readable
+
+
+def test_calls_after_close_raise_closed(server):
+    room = tandem.connect(server.url)
+    room.close()
+    with pytest.raises(tandem.Closed):
+        room["gain"].set(0.2)
+    assert room["gain"].value == 0.5
