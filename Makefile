@@ -16,10 +16,12 @@ PYTHON   ?= python3
 VENV     := .venv
 RUN_PKGS  := libwebsockets-dev libuv1-dev libsqlite3-dev libssl-dev pkg-config
 TEST_PKGS := docker-compose chromium chromium-driver $(if $(shell command -v node),,nodejs)
+# The JavaScript client's WebSocket on Node 20 (Node 22 has a global one).
+TEST_PKGS += node-ws
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz
+.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-e2e test-client-js check-compose clean bench autobahn fuzz fuzz-build test-fuzz
 
 all: build
 
@@ -64,6 +66,13 @@ test-swift:
 # The browser's math against the shared vectors, and its protocol logic.
 test-web:
 	node --test web/test/
+
+# The JavaScript client (clients/js) against the real server: the conformance
+# scenarios of clients/conformance/scenarios.md, one file each.
+test-client-js:
+	$(call apt-install,node-ws $(if $(shell command -v node),,nodejs))
+	$(SWIFT) build --product tandem
+	node --test clients/js/test/*.test.mjs
 
 # Integration tests from Python's websockets against the real server.
 test-python: venv

@@ -127,7 +127,7 @@ export class Room {
    * Listens to an event; returns a function that stops listening. Events:
    * "change" (a commit: {control, value, state, rev, by, name, mine}),
    * "gesture" (someone else's live drag: {control, thumb, phase, value, state, by, name}),
-   * "peers" ({joined, left}), "schema" ({added, removed, changed}: the room was re-posted),
+   * "peers" ({joined: [{client, name, color}], left: [{client, name}]}), "schema" ({added, removed, changed}: the room was re-posted),
    * "open" (each welcome), "state" (the connection's state), "error" (a refused message
    * no promise was waiting for, a failed token refresh), "close" (for good).
    */
@@ -347,7 +347,11 @@ export class Room {
   update(msg) {
     this.model.applyUpdate(msg, Date.now());
     if ((msg.joined ?? []).length || (msg.left ?? []).length) {
-      this.emit("peers", { joined: (msg.joined ?? []).map((p) => ({ ...p })), left: [...(msg.left ?? [])] });
+      // Who left is still known (kept a few seconds as away), so their name goes along.
+      this.emit("peers", {
+        joined: (msg.joined ?? []).map((p) => ({ ...p })),
+        left: (msg.left ?? []).map((id) => ({ client: id, name: this.nameOf(id) })),
+      });
     }
     for (const ch of msg.changes ?? []) {
       const c = this.model.controls.get(ch.control);
