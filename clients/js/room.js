@@ -173,14 +173,15 @@ export class Room {
         return;
       }
       const op = { msg, resend, gesture, resolve, reject };
-      if (gesture && !this.connection.isOpen) {
+      if (this.transmit(op)) {
+        if (gesture && !gesture.done) this.gestures.add(gesture);
+      } else if (gesture) {
         // A gesture lives on one connection: it cannot wait for the next.
         gesture.disconnected();
         reject(gesture.error);
-        return;
+      } else {
+        this.queue.push(op);
       }
-      if (gesture) this.gestures.add(gesture);
-      if (!this.transmit(op)) this.queue.push(op);
     });
   }
 
