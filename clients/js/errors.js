@@ -26,12 +26,12 @@ export class RateLimited extends TandemError {}
 export class Unauthorized extends TandemError {}
 export class UnknownPreset extends TandemError {}
 
-/** A thumb someone holds: `holder` is their display name, `holderId` their client id. */
+/** A thumb someone holds: `holder` is their client id (as on the wire), `holderName` their display name. */
 export class Busy extends TandemError {
-  constructor(message, { holder = null, holderId = null, ...rest } = {}) {
+  constructor(message, { holder = null, holderName = null, ...rest } = {}) {
     super(message, { code: "busy", ...rest });
     this.holder = holder;
-    this.holderId = holderId;
+    this.holderName = holderName;
   }
 }
 
@@ -80,8 +80,7 @@ export function errorFromReject(msg, { control = null, holderName = null } = {})
   const text = msg.message || code;
   const common = { code, seq: msg.seq ?? null, control };
   if (code === "busy") {
-    const holderId = msg.holder ?? null;
-    return new Busy(text, { ...common, holderId, holder: holderName ?? holderId });
+    return new Busy(text, { ...common, holder: msg.holder ?? null, holderName });
   }
   const Kind = BY_CODE[code] ?? TandemError;
   return new Kind(text, common);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { connect, UnknownControl } from "../tandem.js";
 import { Server } from "./harness.mjs";
 
-test("1 connect: the welcome gives typed controls whose values are the committed states", async (t) => {
+test("s1 connect: the welcome gives typed controls whose values are the committed states", async (t) => {
   const server = await Server.start();
   t.after(() => server.stop());
   await server.api("PUT", "/api/rooms/demo/controls/gain", { value: 0.25 });

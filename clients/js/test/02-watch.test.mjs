@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { connect } from "../tandem.js";
 import { Server, until } from "./harness.mjs";
 
-test("2 watch: onChange fires on every commit by someone else, with value, by and name", async (t) => {
+test("s2 watch: onChange fires on every commit by someone else, with value, by and name", async (t) => {
   const server = await Server.start();
   t.after(() => server.stop());
   const trainer = await connect(server.wsURL(), { name: "trainer" });
@@ -27,10 +27,20 @@ test("2 watch: onChange fires on every commit by someone else, with value, by an
   assert.ok(gain.every((c, i) => i === 0 || c.rev > gain[i - 1].rev), "revisions increase");
   assert.equal(trainer.control("gain").value, 0.45);
 
-  // Another kind, and a write through the HTTP API (by "api").
+  // A step and a drag's end are commits like a set.
+  await ann.control("gain").step(1);
+  await until(() => gain.at(-1)?.value === 0.46, "the step");
+  const g = ann.control("gain").drag();
+  g.moveTo(0.6);
+  await g.end();
+  await until(() => gain.at(-1)?.value === 0.6, "the drag's end");
+  assert.deepEqual(gain.slice(-2).map((c) => [c.value, c.name]), [[0.46, "Ann"], [0.6, "Ann"]]);
+
+  // Another kind (the gain handler does not fire for it), and a write through the HTTP API (by "api").
   await ann.control("size").set(100);
   await until(() => all.some((c) => c.control === "size"), "the size change");
   assert.deepEqual(all.filter((c) => c.control === "size").map((c) => [c.value, c.state.index, c.name]), [[100, 4, "Ann"]]);
+  assert.ok(gain.every((c) => c.control === "gain"));
   await server.api("PUT", "/api/rooms/demo/controls/gain", { value: 0.9 });
   await until(() => gain.at(-1)?.value === 0.9, "the API's change");
   assert.deepEqual([gain.at(-1).by, gain.at(-1).name], ["api", "API"]);

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { BadValue, Busy, connect, Forbidden, RateLimited, ReadOnly, TandemError, UnknownControl, UnknownThumb } from "../tandem.js";
 import { authServer, Server } from "./harness.mjs";
 
-test("3 set: a set resolves at its ack with the committed value; rejects are typed errors", async (t) => {
+test("s3 set: a set resolves at its ack with the committed value; rejects are typed errors", async (t) => {
   const server = await Server.start();
   t.after(() => server.stop());
   const room = await connect(server.wsURL(), { name: "trainer" });
@@ -39,8 +39,8 @@ test("3 set: a set resolves at its ack with the committed value; rejects are typ
   const held = ann.control("gain").drag();
   await held.ready;
   const busy = await refused(room.control("gain").set(0.1), Busy, "busy");
-  assert.equal(busy.holder, "Ann");
-  assert.equal(busy.holderId, ann.client);
+  assert.equal(busy.holder, ann.client);
+  assert.equal(busy.holderName, "Ann");
   await held.cancel();
 
   // Past the burst of the rate limit (600), sets are refused, typed; the others are applied.
@@ -54,7 +54,7 @@ test("3 set: a set resolves at its ack with the committed value; rejects are typ
   assert.deepEqual(await server.states(), Object.fromEntries(room.controls.map((c) => [c.id, c.state])));
 });
 
-test("3 set: a viewer's set raises Forbidden", async (t) => {
+test("s3 set: a viewer's set raises Forbidden", async (t) => {
   const { server, token, cleanup } = await authServer({ leeway: 30 });
   t.after(async () => { await server.stop(); cleanup(); });
   const viewer = await connect(server.wsURL(), { name: "Vic", token: token({ role: "viewer", sub: "u-vic" }) });

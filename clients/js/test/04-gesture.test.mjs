@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { connect } from "../tandem.js";
 import { Server, until } from "./harness.mjs";
 
-test("4 gesture: begin, moves seen by another client as ghosts, end commits once", async (t) => {
+test("s4 gesture: begin, moves seen by another client as ghosts, end commits once", async (t) => {
   const server = await Server.start();
   t.after(() => server.stop());
   const trainer = await connect(server.wsURL(), { name: "trainer" });

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { connect } from "../tandem.js";
 import { Server, sleep, tcpProxy, until } from "./harness.mjs";
 
-test("6 reconnect with since: a killed connection comes back with since=, catches up and reports the missed commits", async (t) => {
+test("s6 reconnect with since: a killed connection comes back with since=, catches up and reports the missed commits", async (t) => {
   const server = await Server.start();
   const proxy = await tcpProxy(server.port);
   t.after(async () => { await proxy.close(); await server.stop(); });

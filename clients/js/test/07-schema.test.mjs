@@ -11,7 +11,7 @@ const lr = { id: "lr", type: "slider", label: "Learning rate", min: 0.0001, max:
 const dropout = { id: "dropout", type: "slider", min: 0, max: 0.5, step: 0.05 };
 const momentum = { id: "momentum", type: "slider", min: 0, max: 1, step: 0.1, state: { value: 0.9 } };
 
-test("7 schema change: after 1012 the client re-joins and exposes the new controls; a handler observes it", async (t) => {
+test("s7 schema change: after 1012 the client re-joins and exposes the new controls; a handler observes it", async (t) => {
   const server = await Server.start();
   t.after(() => server.stop());
   assert.equal((await server.api("POST", "/api/rooms", room([lr, dropout]))).status, 201);
@@ -21,7 +21,9 @@ test("7 schema change: after 1012 the client re-joins and exposes the new contro
   assert.equal(await trainer.control("lr").set(0.02), 0.02);
   const oldDropout = trainer.control("dropout");
   const schemaEvents = [];
+  const opens = [];
   trainer.on("schema", (e) => schemaEvents.push(e));
+  trainer.on("open", (o) => opens.push(o));
   const firstClient = trainer.client;
 
   assert.equal((await server.api("POST", "/api/rooms", room([lr, momentum]))).status, 200);
@@ -29,6 +31,7 @@ test("7 schema change: after 1012 the client re-joins and exposes the new contro
 
   assert.deepEqual(schemaEvents[0], { added: ["momentum"], removed: ["dropout"], changed: [] });
   assert.notEqual(trainer.client, firstClient, "a new connection");
+  assert.equal(opens.at(-1).since, null, "a full welcome");
   assert.equal(trainer.state, "open");
   assert.deepEqual(trainer.controls.map((c) => c.id), ["lr", "momentum"]);
   assert.equal(trainer.control("momentum").value, 0.9);

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { connect, ConnectionClosed } from "../tandem.js";
 import { authServer, sleep, until } from "./harness.mjs";
 
-test("8 token refresh: the provider is asked before exp, the auth message keeps the connection past the first exp", async (t) => {
+test("s8 token refresh: the provider is asked before exp, the auth message keeps the connection past the first exp", async (t) => {
   const { server, token, cleanup } = await authServer({ leeway: 0 });
   t.after(async () => { await server.stop(); cleanup(); });
 
@@ -24,6 +24,7 @@ test("8 token refresh: the provider is asked before exp, the auth message keeps 
   trainer.on("close", (e) => closes.push(e));
   assert.equal(trainer.role, "editor");
   assert.equal(trainer.peers[0].name, "trainer", "the name comes from the token");
+  const client = trainer.client;
 
   const firstExp = issued[0].exp * 1000;
   await until(() => issued.length >= 2, "a second token", 5_000);
@@ -32,13 +33,14 @@ test("8 token refresh: the provider is asked before exp, the auth message keeps 
   await sleep(Math.max(0, firstExp - Date.now()) + 1500);
   assert.equal(trainer.state, "open");
   assert.deepEqual(opens, [], "no reconnect happened");
+  assert.equal(trainer.client, client, "the same connection");
   assert.deepEqual(closes, []);
   assert.equal(await trainer.control("gain").set(0.77), 0.77);
   const tokenAPI = await server.api("GET", "/api/rooms/demo", undefined, issued.at(-1).token);
   assert.equal(tokenAPI.body.controls.find((c) => c.id === "gain").state.value, 0.77);
 });
 
-test("8 token refresh: without a provider the server's 4401 ends the room with ConnectionClosed", async (t) => {
+test("s8 token refresh: without a provider the server's 4401 ends the room with ConnectionClosed", async (t) => {
   const { server, token, cleanup } = await authServer({ leeway: 0 });
   t.after(async () => { await server.stop(); cleanup(); });
   const room = await connect(server.wsURL(), { token: token({ ttl: 1 }) });

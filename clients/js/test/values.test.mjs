@@ -37,7 +37,7 @@ test("values: a gesture moves to the track fraction where the server shows the v
 test("errors: a reject becomes its typed error; busy names the holder", () => {
   const busy = errorFromReject({ type: "reject", seq: 4, code: "busy", message: "held", holder: "c3" }, { control: "gain", holderName: "Ann" });
   assert.ok(busy instanceof Busy && busy instanceof TandemError && busy instanceof Error);
-  assert.deepEqual([busy.name, busy.code, busy.seq, busy.control, busy.holder, busy.holderId], ["Busy", "busy", 4, "gain", "Ann", "c3"]);
+  assert.deepEqual([busy.name, busy.code, busy.seq, busy.control, busy.holder, busy.holderName], ["Busy", "busy", 4, "gain", "c3", "Ann"]);
   assert.ok(errorFromReject({ code: "forbidden", seq: 1 }) instanceof Forbidden);
   const unknown = errorFromReject({ code: "new_code", seq: 2, message: "?" });
   assert.equal(unknown.constructor, TandemError);
