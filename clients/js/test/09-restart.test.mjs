@@ -1,7 +1,8 @@
 // Conformance scenario 9: server restart — the server (with a SQLite file) is
 // stopped (SIGTERM, as the shared list says, and SIGKILL) and started again on
-// the same port in the middle of a series of sets; every set the client saw acknowledged is in the server's state and history
-// afterwards, and the others were sent again or raised, never silently lost.
+// the same port in the middle of a series of sets; every set the client saw
+// acknowledged is in the server's state and history afterwards, and the others
+// were sent again or raised, never silently lost.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
