@@ -7,7 +7,7 @@ on a noisy quadratic, so the effect of a learning rate is visible at once:
 too high and the loss explodes, too low and it crawls.
 
     make run                                        # the server, in another terminal
-    python examples/training_loop.py                # then open http://localhost:8080/rooms/training
+    python examples/training_loop.py                # then open http://localhost:8080/?room=training
 
 The room is created from training_room.json when the server does not have it
 yet (the admin API answers to loopback when auth is off).
