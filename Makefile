@@ -16,10 +16,12 @@ PYTHON   ?= python3
 VENV     := .venv
 RUN_PKGS  := libwebsockets-dev libuv1-dev libsqlite3-dev libssl-dev pkg-config
 TEST_PKGS := docker-compose chromium chromium-driver $(if $(shell command -v node),,nodejs)
+# The JavaScript client's WebSocket on Node 20 (Node 22 has a global one).
+TEST_PKGS += node-ws
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz
+.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-client-python test-client-js test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz
 
 all: build
 
@@ -54,7 +56,7 @@ release: deps
 run: release
 	.build/release/tandem $(ARGS)
 
-test: test-deps venv test-swift test-web test-python test-e2e check-compose test-fuzz
+test: test-deps venv test-swift test-web test-python test-client-python test-client-js test-e2e check-compose test-fuzz
 
 # Unit tests of the core and the wire, and Swift integration tests against the real server.
 test-swift:
@@ -65,11 +67,28 @@ test-swift:
 test-web:
 	node --test web/test/
 
+# The JavaScript client (clients/js) against the real server: the conformance
+# scenarios of clients/conformance/scenarios.md, one file each.
+test-client-js:
+	$(call apt-install,node-ws $(if $(shell command -v node),,nodejs))
+	$(SWIFT) build --product tandem
+	node --test clients/js/test/*.test.mjs
+
 # Integration tests from Python's websockets against the real server.
 test-python: venv
 	$(SWIFT) build --product tandem
 	$(SWIFT) build --product tandem-bench
 	$(VENV)/bin/python -m pytest -q tests/integration
+
+# The Python client (clients/python): installed into a venv of its own as a user
+# would install it (not editable), then its tests, the shared conformance
+# scenarios, against the real server.
+CLIENT_PY_VENV := clients/python/.venv
+test-client-python:
+	$(SWIFT) build --product tandem
+	$(PYTHON) -m venv $(CLIENT_PY_VENV)
+	$(CLIENT_PY_VENV)/bin/pip install -q --disable-pip-version-check ./clients/python pytest==9.2.0
+	$(CLIENT_PY_VENV)/bin/python -m pytest -q clients/python/tests
 
 # Two real browsers (headless Chromium via Selenium) against the real server;
 # screenshots land in test-output/e2e/.
@@ -118,4 +137,4 @@ test-fuzz: fuzz-build
 	@status=0; for t in $(FUZZ_TARGETS); do fuzz/run.sh $$t $(FUZZ_SMOKE_SECONDS) || status=1; done; exit $$status
 
 clean:
-	rm -rf .build $(VENV)
+	rm -rf .build $(VENV) $(CLIENT_PY_VENV)

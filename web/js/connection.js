@@ -13,6 +13,8 @@ export { CLOSE_UNKNOWN_ROOM, roomURL };
 export const SUBPROTOCOL = "tandem.v1";
 export const BACKOFF_START_MS = 500;
 export const BACKOFF_MAX_MS = 15000;
+/** WebSocket.OPEN, the same in every implementation (browsers, Node's ws). */
+const OPEN = 1;
 
 /** Close codes after which the same URL would be refused again: no retry. */
 export const FINAL_CLOSE_CODES = new Map([
@@ -31,10 +33,12 @@ export class Connection {
   /**
    * @param {string | (() => string)} url  the ws(s) URL of the room, or a function giving it
    *   for each attempt (the token in it may have been renewed meanwhile)
-   * @param {{onMessage?: (msg: object) => void, onState?: (conn: Connection) => void}} handlers
+   * @param {{onMessage?: (msg: object) => void, onState?: (conn: Connection) => void, WebSocket?: Function}} handlers
+   *   `WebSocket`: the class to open sockets with (Node's `ws`); the global one by default
    */
-  constructor(url, { onMessage = () => {}, onState = () => {} } = {}) {
+  constructor(url, { onMessage = () => {}, onState = () => {}, WebSocket: socketClass = null } = {}) {
     this.url = url;
+    this.socketClass = socketClass;
     this.onMessage = onMessage;
     this.onState = onState;
     this.state = "connecting";
@@ -61,7 +65,8 @@ export class Connection {
     clearTimeout(this.timer);
     let socket;
     try {
-      socket = new WebSocket(typeof this.url === "function" ? this.url() : this.url, SUBPROTOCOL);
+      const Socket = this.socketClass ?? WebSocket;
+      socket = new Socket(typeof this.url === "function" ? this.url() : this.url, SUBPROTOCOL);
     } catch (error) {
       this.scheduleRetry();
       return;
@@ -111,7 +116,7 @@ export class Connection {
 
   /** Sends one message; false when the socket is not open (nothing is queued). */
   send(msg) {
-    if (!this.socket || this.socket.readyState !== WebSocket.OPEN || this.state !== "open") return false;
+    if (!this.socket || this.socket.readyState !== OPEN || this.state !== "open") return false;
     this.socket.send(JSON.stringify(msg));
     return true;
   }

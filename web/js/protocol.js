@@ -188,10 +188,16 @@ export class RoomModel {
 
   // ---------------------------------------------------------------- receiving
 
-  /** A `welcome` replaces everything: controls, ghosts, pending operations; peers that vanished go away gracefully. */
+  /**
+   * A `welcome` replaces everything: controls, ghosts, pending operations; peers that vanished go away gracefully.
+   * A welcome that answers `?since=REV` (it carries `since`) lists only the controls changed after REV:
+   * the others are kept as they were, in schema order.
+   */
   applyWelcome(msg, now) {
     const previousMe = this.client;
+    const unchanged = typeof msg.since === "number" ? this.controls : null;
     this.reset();
+    if (unchanged) this.controls = new Map(unchanged);
     this.welcomed = true;
     this.client = msg.client ?? null;
     this.room = msg.room ?? null;
@@ -199,7 +205,7 @@ export class RoomModel {
     this.rev = msg.rev ?? 0;
     this.role = typeof msg.role === "string" ? msg.role : null;
     for (const c of msg.controls ?? []) {
-      const { state, rev, ...schema } = c;
+      const { state, rev, by, ...schema } = c;
       this.controls.set(c.id, { schema, state: copyState(state), rev: rev ?? 0 });
     }
     this.present = typeof msg.present === "number" ? msg.present : null;

@@ -173,3 +173,18 @@ test("past the presence limit the count comes from `present`, on the welcome and
   // A server without the field: nothing unlisted.
   assert.equal(unlistedCount(welcomed().peerList(), welcomed().present), 0);
 });
+
+test("a welcome answering ?since= replaces only the controls it lists and keeps the others in schema order", () => {
+  const model = welcomed();
+  model.applyWelcome({ type: "welcome", protocol: 1, client: "c7", room: "demo", rev: 5, since: 0,
+    controls: [{ ...structuredClone(controls[2]), state: { value: 0.9 }, rev: 5, by: "c2" }], peers: [ben], gestures: [] }, 100);
+  assert.deepEqual([...model.controls.keys()], ["size", "blanks", "gain"]);
+  assert.deepEqual(model.committed("gain"), { value: 0.9 });
+  assert.deepEqual(model.committed("size"), { index: 2, value: 60 });
+  assert.equal(model.controls.get("gain").rev, 5);
+  assert.equal(model.schema("gain").by, undefined, "by is not part of the schema");
+  // A full welcome (no since) replaces everything.
+  model.applyWelcome({ type: "welcome", protocol: 1, client: "c8", room: "demo", rev: 6,
+    controls: [structuredClone(controls[0])], peers: [ben], gestures: [] }, 200);
+  assert.deepEqual([...model.controls.keys()], ["size"]);
+});
