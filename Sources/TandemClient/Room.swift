@@ -345,7 +345,7 @@ public final class Room: @unchecked Sendable {
         guard let provider = tokenProvider, let token = lock.withLock({ token }),
               let expiry = Self.expiry(of: token) else { return }
         refreshTask?.cancel()
-        let lead = max(0.5, (expiry - Date().timeIntervalSince1970) * 0.8)
+        let lead = max(0.5, (expiry - Date().timeIntervalSince1970) / 2)
         refreshTask = Task { [weak self] in
             try? await Task.sleep(nanoseconds: UInt64(lead * 1e9))
             guard !Task.isCancelled, let self, let fresh = try? await provider() else { return }
