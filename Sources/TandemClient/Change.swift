@@ -19,6 +19,19 @@ public struct Change: Sendable, Hashable {
     public var value: Double? { state.primaryValue }
 }
 
+/// Another client's live gesture (a ghost): its latest preview, or its end/cancel.
+public struct Ghost: Sendable, Hashable {
+    public var control: String
+    public var thumb: String
+    /// The client id dragging, and its display name when the room knows it.
+    public var by: String
+    public var name: String?
+    /// `begin`, `move`, `end` or `cancel`.
+    public var phase: String
+    /// The previewed state of the whole control.
+    public var state: ControlState
+}
+
 /// Something the room reports besides changes.
 public enum RoomEvent: Sendable {
     /// The room's schema was replaced (close 1012) and the client re-joined.

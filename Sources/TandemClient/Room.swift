@@ -37,6 +37,7 @@ public final class Room: @unchecked Sendable {
     /// Subscribers, each with the control it follows (`nil`: all).
     private var changeStreams: [UUID: (control: String?, continuation: AsyncStream<Change>.Continuation)] = [:]
     private var eventStreams: [UUID: AsyncStream<RoomEvent>.Continuation] = [:]
+    private var ghostStreams: [UUID: AsyncStream<Ghost>.Continuation] = [:]
     private var closedByUser = false
     private var welcomed = false
     private var failures = 0
@@ -88,6 +89,15 @@ public final class Room: @unchecked Sendable {
         }
     }
 
+    /// Other clients' live gestures (previews) from now on, conflated like the wire.
+    public var ghosts: AsyncStream<Ghost> {
+        AsyncStream { continuation in
+            let key = UUID()
+            lock.withLock { ghostStreams[key] = continuation }
+            continuation.onTermination = { [weak self] _ in self?.lock.withLock { _ = self?.ghostStreams.removeValue(forKey: key) } }
+        }
+    }
+
     /// Schema changes, disconnects and reconnects from now on.
     public var events: AsyncStream<RoomEvent> {
         AsyncStream { continuation in
@@ -131,7 +141,8 @@ public final class Room: @unchecked Sendable {
     public func close() {
         let (connection, waiting, streams, events) = lock.withLock {
             closedByUser = true
-            defer { pending = [:]; changeStreams = [:]; eventStreams = [:] }
+            for stream in ghostStreams.values { stream.finish() }
+            defer { pending = [:]; changeStreams = [:]; eventStreams = [:]; ghostStreams = [:] }
             return (self.connection, pending.values.map(\.continuation), changeStreams.values.map(\.continuation), eventStreams.values)
         }
         refreshTask?.cancel()
@@ -253,7 +264,15 @@ public final class Room: @unchecked Sendable {
 
     private func update(_ json: JSON) {
         var changes: [Change] = []
+        var ghosts: [Ghost] = []
         let acked = lock.withLock { () -> [CheckedContinuation<Void, any Error>] in
+            for entry in json["gestures"]?.arrayValue ?? [] {
+                guard let id = entry["control"]?.stringValue, let by = entry["by"]?.stringValue, by != clientID,
+                      let stateJSON = entry["state"],
+                      case let .success(state)? = validator?.check(control: id, state: stateJSON) else { continue }
+                ghosts.append(Ghost(control: id, thumb: entry["thumb"]?.stringValue ?? "", by: by, name: names[by],
+                                    phase: entry["phase"]?.stringValue ?? "move", state: state))
+            }
             for id in json["left"]?.arrayValue ?? [] { if let id = id.stringValue { names.removeValue(forKey: id) } }
             for peer in json["joined"]?.arrayValue ?? [] {
                 if let id = peer["client"]?.stringValue { names[id] = peer["name"]?.stringValue }
@@ -275,6 +294,9 @@ public final class Room: @unchecked Sendable {
             return done.values.map(\.continuation)
         }
         for change in changes { publish(change) }
+        if !ghosts.isEmpty {
+            for stream in lock.withLock({ Array(ghostStreams.values) }) { for ghost in ghosts { stream.yield(ghost) } }
+        }
         for continuation in acked { continuation.resume() }
     }
 

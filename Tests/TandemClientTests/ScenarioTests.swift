@@ -79,12 +79,16 @@ struct ScenarioTests {
         let bob = try await TandemClient.connect(roomURL(server), name: "Bob")
         defer { ann.close(); bob.close() }
         let seen = Collector(bob.control("size").changes)
+        let ghosts = Collector(bob.ghosts)
         let drag = try await ann.control("size").drag()
         // Snapped locally exactly like the server: 0.3 of five values is index 1.
         #expect(drag.move(to: 0.1) == .snap(index: 0, value: 20))
         #expect(drag.move(to: 0.3) == .snap(index: 1, value: 40))
         let preview = drag.move(to: 0.9)
         #expect(preview == .snap(index: 4, value: 100))
+        // The other client sees the previews as a ghost, with the same snapped state.
+        #expect(await eventually { ghosts.all.contains { $0.state == preview && $0.name == "Ann" && $0.thumb == "index" } })
+        #expect(bob.control("size").state == .snap(index: 2, value: 60))
         try await drag.end()
         #expect(ann.control("size").state == preview)
         #expect(await eventually { seen.all.count == 1 })
