@@ -119,6 +119,8 @@ final class LwsConnection: WebSocketConnection, @unchecked Sendable {
         switch reason {
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
             self.wsi = wsi
+            // Frames or a close asked for while connecting: their wake-up found no wsi.
+            if let wsi, lock.withLock({ closing || !outbox.isEmpty }) { lws_callback_on_writable(wsi) }
             events(.opened)
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             if let current = self.wsi { lws_callback_on_writable(current) }

@@ -22,7 +22,11 @@ public final class Room: @unchecked Sendable {
     let tokenProvider: (@Sendable () async throws -> String)?
     private let lock = NSLock()
     private var token: String?
+    /// The connection writes go to: set by its welcome, so that nothing is
+    /// sent twice (once queued, once resent) on a connection still joining.
     private var connection: (any WebSocketConnection)?
+    /// The connection being opened, before its welcome.
+    private var opening: (any WebSocketConnection)?
     private var generation = 0
     private var validator: StateValidator?
     private var states: [String: ControlState] = [:]
@@ -56,6 +60,7 @@ public final class Room: @unchecked Sendable {
         // A room nobody holds stops its connection (and so its service thread).
         refreshTask?.cancel()
         connection?.close()
+        opening?.close()
     }
 
     // MARK: Reading
@@ -131,7 +136,12 @@ public final class Room: @unchecked Sendable {
             let connection = try transport.open(url: url(since: since)) { [weak self] event in
                 self?.handle(event, generation: generation)
             }
-            lock.withLock { if self.generation == generation { self.connection = connection } }
+            let stale = lock.withLock { () -> Bool in
+                guard self.generation == generation, !closedByUser else { return true }
+                opening = connection
+                return false
+            }
+            if stale { connection.close() }
         } catch {
             handle(.closed(code: 1006, reason: error.description), generation: generation)
         }
@@ -141,6 +151,8 @@ public final class Room: @unchecked Sendable {
     public func close() {
         let (connection, waiting, streams, events) = lock.withLock {
             closedByUser = true
+            opening?.close()
+            opening = nil
             for stream in ghostStreams.values { stream.finish() }
             defer { pending = [:]; changeStreams = [:]; eventStreams = [:]; ghostStreams = [:] }
             return (self.connection, pending.values.map(\.continuation), changeStreams.values.map(\.continuation), eventStreams.values)
@@ -169,6 +181,7 @@ public final class Room: @unchecked Sendable {
         let refusal = code == 4401 || code == 4403 || code == 4404
         let (waiter, failed, stop, delay, since) = lock.withLock { () -> (CheckedContinuation<Void, any Error>?, [CheckedContinuation<Void, any Error>], Bool, Double, Int?) in
             connection = nil
+            opening = nil
             let waiter = welcomed ? nil : welcomeWaiter
             if waiter != nil { welcomeWaiter = nil }
             let lost = pending.filter { !$0.value.resend }
@@ -242,6 +255,8 @@ public final class Room: @unchecked Sendable {
             }
             welcomed = true
             failures = 0
+            if let opening { self.connection = opening }
+            opening = nil
             let waiter = welcomeWaiter
             welcomeWaiter = nil
             // Unacknowledged sets go again, renumbered, in their first order.

@@ -69,6 +69,9 @@ struct ScenarioTests {
         await #expect { try await room.control("blanks").set(2, thumb: .red) } throws: { error in
             if case .unknownThumb = error as? TandemError { true } else { false }
         }
+        await #expect { try await room.control("bpm").step(by: 1) } throws: { error in
+            if case .readOnly = error as? TandemError { true } else { false }
+        }
         #expect(room.control("gain").value == 0.12)
     }
 
