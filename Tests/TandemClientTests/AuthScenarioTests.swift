@@ -4,10 +4,10 @@ import TandemAuth
 import TandemClient
 import TandemCore
 
-/// Scenario 8: with auth on, the client asks its token provider again before
+/// The scenarios that need auth on. Scenario 8: with auth on, the client asks its token provider again before
 /// the token expires and sends `{"type":"auth"}`; the connection outlives the first token.
 @Suite(.serialized)
-struct TokenRefreshTests {
+struct AuthScenarioTests {
     /// Counts the tokens it mints (each valid `lifetime` seconds).
     final class Provider: @unchecked Sendable {
         let minter: TokenMinter
@@ -49,6 +49,25 @@ struct TokenRefreshTests {
         #expect(room.client == first)
         try await room.control("gain").set(0.9)
         #expect(room.control("gain").value == 0.9)
+    }
+
+    @Test func scenario3ViewerSetIsForbidden() async throws {
+        let secret = String(repeating: "s3cret-", count: 6)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-secret-\(UUID().uuidString)").path
+        try secret.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let server = try ServerProcess.start(["--auth-secret-file", file])
+        defer { _ = server.stop() }
+        let minter = TokenMinter(secret: Array(secret.utf8))
+        let token = minter.mint(Claims(subject: "v", name: "Vera", rooms: .all, role: .viewer,
+                                       expires: Date().timeIntervalSince1970 + 60))
+        let room = try await TandemClient.connect(roomURL(server), token: token)
+        defer { room.close() }
+        #expect(room.currentRole == "viewer")
+        await #expect { try await room.control("gain").set(0.2) } throws: { error in
+            if case .forbidden = error as? TandemError { true } else { false }
+        }
+        #expect(room.control("gain").value == 0.5)
     }
 
     @Test func scenario8BadTokenIsRefused() async throws {
