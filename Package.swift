@@ -63,8 +63,7 @@ let package = Package(
         .executableTarget(name: "tandem-bench", dependencies: ["TandemBench", "TandemCore", "TandemWire", "CLibWebSockets", "CTandemShim"]),
         // The Swift client library: a room's state, changes, acked writes, gestures and
         // reconnects over a small transport seam (lws on Linux, URLSession on Apple).
-        // TandemBench lends it StateDecoder/StateValidator (welcome and state parsing).
-        .target(name: "TandemClient", dependencies: ["TandemCore", "TandemWire", "TandemBench", "CLibWebSockets", "CTandemShim"],
+        .target(name: "TandemClient", dependencies: ["TandemCore", "TandemWire", "CLibWebSockets", "CTandemShim"],
                 exclude: ["README.md"]),
         // Follows a room and prints its changes (the client's example).
         .executableTarget(name: "tandem-follow", dependencies: ["TandemClient", "TandemCore"]),

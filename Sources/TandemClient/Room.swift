@@ -1,7 +1,6 @@
 import Foundation
 import TandemCore
 import TandemWire
-import TandemBench
 
 /// A joined room: the committed state of every control, always current,
 /// changes as `AsyncStream`s, and writes that return once acknowledged.

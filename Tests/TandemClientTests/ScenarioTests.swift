@@ -154,8 +154,9 @@ struct ScenarioTests {
         #expect(ann.rev == bob.rev)
         for id in ["size", "blanks", "color", "gain", "bpm"] { #expect(ann.control(id).state == bob.control(id).state) }
         // The catch-up came as changes.
-        #expect(seen.all.contains { $0.control == "gain" && $0.value == 0.7 })
-        #expect(seen.all.contains { $0.control == "size" && $0.value == 20 })
+        // (The state is updated before the stream's consumer runs: wait for it.)
+        #expect(await eventually { seen.all.contains { $0.control == "gain" && $0.value == 0.7 } })
+        #expect(await eventually { seen.all.contains { $0.control == "size" && $0.value == 20 } })
         // And the connection works again.
         try await ann.control("gain").set(0.4)
         #expect(await eventually { bob.control("gain").value == 0.4 })
@@ -211,8 +212,8 @@ struct ScenarioTests {
         let acked = await writer.value
         #expect(acked.count == 20)
         // The restart really fell in the middle: the client saw the drop and came back.
-        #expect(events.all.contains { if case .disconnected = $0 { true } else { false } })
-        #expect(events.all.contains { if case .reconnected = $0 { true } else { false } })
+        #expect(await eventually { events.all.contains { if case .disconnected = $0 { true } else { false } } })
+        #expect(await eventually { events.all.contains { if case .reconnected = $0 { true } else { false } } })
         #expect(room.control("gain").value == 0.2)
         let (status, history) = try await http("GET", server, "/api/rooms/demo/history?since=0")
         #expect(status == 200)

@@ -1,5 +1,4 @@
 import Testing
-import TandemBench
 import TandemCore
 import TandemWire
 

@@ -1,5 +1,4 @@
 import TandemCore
-import TandemWire
 
 /// Why a JSON state is not a state of the control's kind.
 public struct StateDecodeError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,5 +1,4 @@
 import TandemCore
-import TandemWire
 
 /// Something a server said that breaks the protocol: the control it concerns
 /// (`nil` for the frame as a whole) and why, in words.
