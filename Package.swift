@@ -72,9 +72,9 @@ let package = Package(
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemAuthTests", dependencies: ["TandemAuth", "TandemCore", "TandemWire"]),
-        .testTarget(name: "TandemServerTests", dependencies: ["TandemServer"]),
+        .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemTestSupport"]),
         .testTarget(name: "TandemStorageTests", dependencies: ["TandemStorage", "TandemCore", "TandemWire", "TandemTestSupport"]),
-        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemCore", "TandemAuth"]),
+        .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemCore", "TandemAuth", "TandemTestSupport"]),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemCore", "TandemWire", "TandemTestSupport"]),
     ]
 )

@@ -1,3 +1,4 @@
+import TandemTestSupport
 import Foundation
 #if canImport(Glibc)
 import Glibc

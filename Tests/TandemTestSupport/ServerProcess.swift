@@ -4,8 +4,12 @@ import Glibc
 #endif
 
 /// Why a test server could not be started.
-struct ServerProcessError: Error, CustomStringConvertible {
-    var description: String
+public struct ServerProcessError: Error, CustomStringConvertible {
+    public var description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 /// The real `tandem` binary running as a child process on a free port.
@@ -14,15 +18,15 @@ struct ServerProcessError: Error, CustomStringConvertible {
 /// start line (`info tandem listening on http://127.0.0.1:PORT …`) has
 /// appeared on stderr. Every stderr line is kept for the test to inspect.
 /// The reader thread and the test share state only under `lock`.
-final class ServerProcess: @unchecked Sendable {
+public final class ServerProcess: @unchecked Sendable {
     /// How a stopped server ended.
-    enum Exit: Equatable, CustomStringConvertible {
+    public enum Exit: Equatable, CustomStringConvertible {
         case exited(Int32)
         case signalled(Int32)
         /// Still running after the wait (it was then killed).
         case timedOut
 
-        var description: String {
+        public var description: String {
             switch self {
             case let .exited(code): "exit \(code)"
             case let .signalled(signal): "killed by signal \(signal)"
@@ -31,15 +35,14 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
-    /// The package root: this file is Tests/TandemClientTests/Support/ServerProcess.swift.
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent() // Support
-        .deletingLastPathComponent() // TandemClientTests
+    /// The package root: this file is Tests/TandemTestSupport/ServerProcess.swift.
+    public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent() // TandemTestSupport
         .deletingLastPathComponent() // Tests
         .deletingLastPathComponent()
 
     /// The debug binary `swift build --product tandem` writes.
-    static let binary: URL = packageRoot.appendingPathComponent(".build/debug/tandem")
+    public static let binary: URL = packageRoot.appendingPathComponent(".build/debug/tandem")
 
     private let process: Process
     private let stderrPipe: Pipe
@@ -49,20 +52,20 @@ final class ServerProcess: @unchecked Sendable {
     private var stderrClosed = false
     private var spawnFailure: String?
     /// The port the server listens on.
-    private(set) var port = 0
+    public private(set) var port = 0
 
     /// The child's process id.
-    var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.processIdentifier }
 
     /// Every stderr line so far.
-    var stderrLines: [String] {
+    public var stderrLines: [String] {
         condition.lock()
         defer { condition.unlock() }
         return lines
     }
 
     /// Starts `tandem --port 0 flags…` and waits (≤ `timeout` s) for its start line.
-    static func start(_ flags: [String] = [], timeout: Double = 10) throws -> ServerProcess {
+    public static func start(_ flags: [String] = [], timeout: Double = 10) throws -> ServerProcess {
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw ServerProcessError(description:
                 "the tandem binary is missing at \(binary.path): run `swift build --product tandem` first")
@@ -168,7 +171,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// The port in `… tandem listening on http://HOST:PORT …`, if this is that line.
-    static func port(inStartLine line: String) -> Int? {
+    public static func port(inStartLine line: String) -> Int? {
         guard let range = line.range(of: "tandem listening on http://") else { return nil }
         let address = line[range.upperBound...].prefix { $0 != " " }
         guard let colon = address.lastIndex(of: ":") else { return nil }
@@ -176,7 +179,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// The server's resident set size in bytes (VmRSS from /proc/PID/status).
-    func residentBytes() -> Int? {
+    public func residentBytes() -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true)
@@ -186,12 +189,12 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// Sends SIGTERM without waiting.
-    func terminate() {
+    public func terminate() {
         if process.isRunning { Glibc.kill(pid, SIGTERM) }
     }
 
     /// Waits up to `timeout` s for the process to end; kills it if it has not.
-    func waitForExit(timeout: Double = 5) -> Exit {
+    public func waitForExit(timeout: Double = 5) -> Exit {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning {
             if Date() >= deadline {
@@ -210,13 +213,13 @@ final class ServerProcess: @unchecked Sendable {
 
     /// SIGTERM, then waits (≤ `timeout` s) for the exit.
     @discardableResult
-    func stop(timeout: Double = 5) -> Exit {
+    public func stop(timeout: Double = 5) -> Exit {
         terminate()
         return waitForExit(timeout: timeout)
     }
 
     /// SIGKILL, for cleanup: no graceful shutdown to wait for.
-    func kill() {
+    public func kill() {
         if process.isRunning {
             Glibc.kill(pid, SIGKILL)
             process.waitUntilExit()
