@@ -59,9 +59,13 @@ run: release
 test: test-deps venv test-swift test-web test-python test-client-python test-client-js test-e2e check-compose test-fuzz
 
 # Unit tests of the core and the wire, and Swift integration tests against the real server.
+# The Swift client's scenarios run on their own: its token refresh is a timed
+# task, and the other suites' blocking waits, run alongside on two cores, can
+# starve Swift's cooperative thread pool past a test token's short life.
 test-swift:
 	$(SWIFT) build --product tandem
-	$(SWIFT) test
+	$(SWIFT) test --skip TandemClientTests
+	$(SWIFT) test --skip-build --filter TandemClientTests
 
 # The browser's math against the shared vectors, and its protocol logic.
 test-web:
