@@ -187,24 +187,31 @@ extension Server {
         }
     }
 
+    /// Applies `message` as client `api` (a write over HTTP: a `PUT`, a preset's
+    /// recall, a restore) and writes its commits before returning, because the
+    /// answer promises a committed value. `refused`: the answer to a reject.
+    func commitAsAPI(_ message: ClientMessage, in host: RoomHost) -> (effects: [Effect], refused: HTTPAnswer?) {
+        let now = Clock.now()
+        let effects = host.room.apply(message, from: ClientID("api"), at: now)
+        dispatch(effects, in: host, arrival: now)
+        writeCommits()
+        return (effects, effects.rejects.first.map(HTTPAnswer.reject))
+    }
+
     /// `PUT /api/rooms/{room}/controls/{control}`: the rules of `set`, committed like any client's.
     private func put(_ host: RoomHost, control: String, body: [UInt8]) -> HTTPAnswer {
-        let now = Clock.now()
-        let api = ClientID("api")
-        let effects: [Effect]
+        let message: ClientMessage
         switch MessageDecoder.decodeSetBody(body, control: control, seq: 1) {
-        case let .message(message):
+        case let .message(decoded):
             metrics.messagesIn["set", default: 0] += 1
-            effects = host.room.apply(message, from: api, at: now)
+            message = decoded
         case let .refused(_, code, text):
             metrics.rejects[code, default: 0] += 1
             return .json(400, problem(code.rawValue, text))
         case .auth, .preset, .restore:
             return .json(400, problem("bad_message", "expected a value")) // a set body never decodes to these
         }
-        dispatch(effects, in: host, arrival: now)
-        writeCommits() // the answer promises a committed value: write it first
-        if let reject = effects.rejects.first { return .reject(reject) }
+        if let refused = commitAsAPI(message, in: host).refused { return refused }
         guard let index = host.room.schema.index(of: control) else { return .json(404, problem("unknown_control", control)) }
         var out = JSONWriter()
         out.append(raw: "{\"control\":")

@@ -234,12 +234,9 @@ extension Server {
     private func recallOverHTTP(_ name: String, in host: RoomHost) -> HTTPAnswer {
         guard let book = presetBook(host.room.id) else { return presetAnswer(.unreadable) }
         guard let preset = book.preset(named: name) else { return presetAnswer(.unknown(name)) }
-        let now = Clock.now()
         metrics.messagesIn["preset", default: 0] += 1
-        let effects = host.room.apply(recallMessage(preset, seq: 1), from: ClientID("api"), at: now)
-        dispatch(effects, in: host, arrival: now)
-        writeCommits() // the answer promises committed values: write them first
-        if let reject = effects.rejects.first { return .reject(reject) }
+        let (effects, refused) = commitAsAPI(recallMessage(preset, seq: 1), in: host)
+        if let refused { return refused }
         let changed = effects.compactMap { if case let .commit(c) = $0 { JSON.string(c.control) } else { nil } }
         log.info("preset '\(name)' recalled in room \(host.room.id) over HTTP: \(changed.count) control(s) at rev \(host.room.revision)")
         return .json(200, JSON.object([

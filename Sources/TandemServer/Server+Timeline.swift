@@ -142,12 +142,9 @@ extension Server {
             if let code = refusal.code { metrics.rejects[code, default: 0] += 1 }
             return refusal.answer(self)
         }
-        let now = Clock.now()
         let before = host.room.revision
-        let effects = host.room.apply(ClientMessage(seq: 1, .batch(batch)), from: ClientID("api"), at: now)
-        dispatch(effects, in: host, arrival: now)
-        writeCommits() // the answer promises a committed moment: write it first
-        if let reject = effects.rejects.first { return .reject(reject) }
+        let (effects, refused) = commitAsAPI(ClientMessage(seq: 1, .batch(batch)), in: host)
+        if let refused { return refused }
         let changed = effects.reduce(0) { n, effect in if case .commit = effect { n + 1 } else { n } }
         return .json(200, JSON.object([
             JSONMember("restored", .number(Double(revision))),

@@ -21,14 +21,14 @@ import logging
 import random
 import time
 import urllib.parse
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from . import track
-from .errors import Busy, Closed, ConnectionLost, Rejected, TandemError, rejected
+from .errors import Closed, ConnectionLost, Rejected, TandemError, rejected
 
 log = logging.getLogger("tandem")
 
@@ -508,16 +508,11 @@ def _schema(control: dict) -> dict:
     return {k: v for k, v in control.items() if k not in ("state", "rev", "by")}
 
 
-class AsyncControl:
-    """One control of an `AsyncRoom`: its schema, state and value, and the calls that change it."""
+class ControlReadout:
+    """What a control shows, derived from its `schema` (the welcome's entry,
+    kept current by every commit): shared by the async and blocking controls."""
 
-    def __init__(self, room: AsyncRoom, control: str):
-        self.room = room
-        self.id = control
-
-    @property
-    def schema(self) -> dict:
-        return self.room.controls[self.id]
+    schema: dict
 
     @property
     def type(self) -> str:
@@ -538,6 +533,18 @@ class AsyncControl:
     @property
     def thumbs(self) -> list[str]:
         return track.thumbs(self.schema)
+
+
+class AsyncControl(ControlReadout):
+    """One control of an `AsyncRoom`: its schema, state and value, and the calls that change it."""
+
+    def __init__(self, room: AsyncRoom, control: str):
+        self.room = room
+        self.id = control
+
+    @property
+    def schema(self) -> dict:
+        return self.room.controls[self.id]
 
     async def set(self, value: Any, thumb: str | None = None) -> dict:
         return await self.room.set(self.id, value, thumb)

@@ -11,8 +11,7 @@ import queue
 import threading
 from typing import Any, Callable
 
-from . import track
-from .aio import AsyncGesture, AsyncRoom, TokenSource
+from .aio import AsyncGesture, AsyncRoom, ControlReadout, TokenSource
 from .errors import Closed
 
 log = logging.getLogger("tandem")
@@ -168,7 +167,7 @@ class Room:
         return f"<tandem.Room {self.id} rev {self.rev}: {', '.join(self)}>"
 
 
-class Control:
+class Control(ControlReadout):
     """One control: `value`, `state`, `schema`; `set`, `step`, `drag`. Reads are always the committed state."""
 
     def __init__(self, room: Room, control: str):
@@ -178,26 +177,6 @@ class Control:
     @property
     def schema(self) -> dict:
         return self.room._room.controls[self.id]
-
-    @property
-    def type(self) -> str:
-        return self.schema["type"]
-
-    @property
-    def state(self) -> dict:
-        return dict(self.schema.get("state") or {})
-
-    @property
-    def value(self) -> Any:
-        return track.value_of(self.schema)
-
-    @property
-    def rev(self) -> int:
-        return self.schema.get("rev", 0)
-
-    @property
-    def thumbs(self) -> list[str]:
-        return track.thumbs(self.schema)
 
     def ghosts(self) -> dict[str, dict]:
         return self.room._room[self.id].ghosts()
