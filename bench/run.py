@@ -8,6 +8,12 @@ and generator output are kept in bench/results/; the medians, targets and
 ratios go to bench/results/summary.md and, between the markers
 `<!-- bench:begin -->` and `<!-- bench:end -->`, to docs/benchmarks.md.
 
+After the scenarios, when tandem ran S2h (and/or S1), bench/send_floor.c is
+compiled into the results folder and run on the server's core with tandem's
+median frame size and the scenario's client count, rounds 12 ms apart; the
+docs block sets tandem's server CPU per frame against it (goal ≤ 1.3×).
+`--no-floor` skips it.
+
     .venv/bin/python bench/run.py                     # everything, 3 runs each
     .venv/bin/python bench/run.py --quick --only S1   # a smoke: 1 run of 3 s
 
@@ -21,8 +27,10 @@ import datetime
 import json
 import os
 import platform
+import re
 import resource
 import shlex
+import shutil
 import signal
 import socket
 import statistics
@@ -446,6 +454,167 @@ def runs_table(rows: list[Row]) -> list[str]:
     return lines
 
 
+# -- the floor: bench/send_floor.c, run in the same `make bench` run
+
+FLOOR_SOURCE = ROOT / "bench" / "send_floor.c"
+FLOOR_CASES = ("S2h", "S1")  # fan-out loads whose per-frame cost is set against the floor (S2h: the goal)
+FLOOR_ROUND_MS = 12          # the server's fan-out period
+FLOOR_GOAL = 1.3             # issue 13: per-frame cost ≤ 1.3× the floor
+
+
+@dataclass
+class FloorRun:
+    """`send_floor SIZE CONNS ROUND_MS` for one case: its runs' µs of sender CPU per send."""
+    case: str
+    size: int
+    conns: int
+    round_ms: float = FLOOR_ROUND_MS
+    us_per_send: list[float] = field(default_factory=list)  # one per run that printed a result
+    late_rounds: list[int] = field(default_factory=list)    # per such run: rounds the sender started late
+    failures: list[str] = field(default_factory=list)       # why a run (or the whole case) gave no number
+    command: str = ""                                       # the command as the docs show it
+
+    @property
+    def median_us(self) -> float | None:
+        return median(self.us_per_send)
+
+
+def row_reports(row: Row) -> list[dict]:
+    """The reports a row's medians came from: its passing runs, or every report when none passed."""
+    if row.basis == "PASS":
+        return [r.report for r in row.runs if r.status == "PASS" and r.report is not None]
+    if row.basis == "all":
+        return [r.report for r in row.runs if r.report is not None]
+    return []
+
+
+def floor_args(reports: Iterable[dict]) -> tuple[int, int] | None:
+    """(SIZE, CONNS) for send_floor: the median bytes per frame the receivers read (bytes.count /
+    frames.count) and the median client count of the reports; None without frames."""
+    sizes, conns = [], []
+    for r in reports:
+        frames, nbytes = _get(r, "frames", "count"), _get(r, "bytes", "count")
+        if frames and nbytes:
+            sizes.append(float(nbytes) / float(frames))
+            if r.get("clients"):
+                conns.append(float(r["clients"]))
+    size, n = median(sizes), median(conns)
+    if size is None or n is None:
+        return None
+    return max(1, int(round(size))), int(round(n))
+
+
+def floor_compile_command(source: str, binary: str) -> list[str]:
+    return ["gcc", "-O2", "-o", binary, source]
+
+
+def floor_command(binary: str, size: int, conns: int, round_ms: float = FLOOR_ROUND_MS) -> list[str]:
+    """send_floor's round mode (without taskset)."""
+    return [binary, str(size), str(conns), fmt_num(round_ms)]
+
+
+_FLOOR_LINE = re.compile(r"(\d+)-byte sends over (\d+) connections in rounds ([\d.]+) ms apart: "
+                         r"([\d.]+) us of sender CPU per send")
+
+
+def parse_floor_output(text: str) -> dict | None:
+    """send_floor's result: its last JSON line with a numeric usPerSend, else its human line.
+    {"size", "connections", "roundMs", "usPerSend"} (and "rounds", "lateRounds" when printed); None
+    when neither is there."""
+    lines = text.splitlines()
+    for line in reversed(lines):
+        t = line.strip()
+        if not t.startswith("{"):
+            continue
+        try:
+            d = json.loads(t)
+        except ValueError:
+            continue
+        us = d.get("usPerSend") if isinstance(d, dict) else None
+        if isinstance(us, (int, float)) and not isinstance(us, bool) and us >= 0:
+            return d
+    for line in reversed(lines):
+        m = _FLOOR_LINE.search(line)
+        if m:
+            return {"size": int(m[1]), "connections": int(m[2]), "roundMs": float(m[3]), "usPerSend": float(m[4])}
+    return None
+
+
+def frame_cost_us(m: dict) -> float | None:
+    """Server CPU per frame in µs: the medians of CPU per delivered update × updates per frame."""
+    us, per_frame = m.get("us_per_update"), m.get("per_frame")
+    if us is None or per_frame is None:
+        return None
+    return us * per_frame
+
+
+def f_us(x: float | None) -> str:
+    return "–" if x is None else f"{x:.1f} µs" if x >= 1 else f"{x:.2f} µs"
+
+
+def floor_ratio_line(fr: FloorRun, row: Row | None) -> str:
+    """'tandem S2h: 7.4 µs of server CPU per frame = 1.21× the floor (6.1 µs per send of 480 B over
+    504 connections, rounds 12 ms apart); goal ≤ 1.3×', or why there is no ratio."""
+    shape = f"{fr.size} B over {fr.conns} connections, rounds {fmt_num(fr.round_ms)} ms apart"
+    floor = fr.median_us
+    cost = frame_cost_us(row.medians) if row is not None and row.medians else None
+    goal = f"goal ≤ {FLOOR_GOAL:g}×"
+    if cost is None:
+        return f"tandem {fr.case}: no server CPU per frame to compare with the floor ({f_us(floor)} per send of {shape})"
+    if floor is None or floor <= 0:
+        return f"tandem {fr.case}: {f_us(cost)} of server CPU per frame; the floor gave no number ({shape}); {goal}"
+    text = (f"tandem {fr.case}: {f_us(cost)} of server CPU per frame = {cost / floor:.2f}× the floor "
+            f"({f_us(floor)} per send of {shape}); {goal}")
+    if row is not None and not row.judged:
+        text += " (from failed runs of tandem)"
+    return text
+
+
+def floor_runs_line(fr: FloorRun) -> str:
+    """'floor S2h (480 B × 504 connections): 6.05, 6.10, 6.20 µs per send; median 6.10 µs'."""
+    head = f"floor {fr.case} ({fr.size} B × {fr.conns} connections)"
+    if not fr.us_per_send:
+        return f"{head}: no result" + (f" ({'; '.join(fr.failures)})" if fr.failures else "")
+    text = f"{head}: {', '.join(f'{x:.2f}' for x in fr.us_per_send)} µs per send; median {fr.median_us:.2f} µs"
+    late = sum(fr.late_rounds)
+    if late:
+        text += f"; {late} late round(s): the sender fell behind its period"
+    if fr.failures:
+        text += f"; {len(fr.failures)} failed run(s): {'; '.join(fr.failures)}"
+    return text
+
+
+def floor_section(floor: dict, rows: dict[tuple[str, str], Row]) -> list[str]:
+    """The docs' '### The floor in this run': what was run, each run, and the ratio lines.
+    `floor`: {"compile": shown gcc line, "runs": [FloorRun], "error": why nothing was measured}."""
+    out = ["### The floor in this run", ""]
+    out.append(f"Tandem's server CPU per frame (the medians of µs CPU per delivered update × updates per frame) "
+               f"against `bench/send_floor.c`, run after the scenarios in the same run: one message of tandem's "
+               f"median frame size (bytes ÷ frames the receivers read) to each of the scenario's connections per "
+               f"round, rounds {fmt_num(FLOOR_ROUND_MS)} ms apart (the server's fan-out period), over loopback "
+               f"TCP from core {SERVER_CORE} to a reader process on core {GENERATOR_CORE} sleeping in "
+               f"`epoll_wait`; the floor is the sender's CPU (user + sys) per send(), median of its runs. "
+               f"Goal: ≤ {FLOOR_GOAL:g}× the floor.")
+    out.append("")
+    runs = floor.get("runs") or []
+    shown = [floor.get("compile")] if floor.get("compile") else []
+    shown += [fr.command for fr in runs if fr.command]
+    if shown:
+        out.append("```sh")
+        out.extend(shown)
+        out.append("```")
+        out.append("")
+    if floor.get("error"):
+        out.append(f"- The floor was not measured: {floor['error']}")
+    for fr in runs:
+        out.append(f"- {floor_runs_line(fr)}")
+    if not floor.get("error"):
+        for fr in runs:
+            out.append(f"- {floor_ratio_line(fr, rows.get((fr.case, 'tandem')))}")
+    out.append("")
+    return out
+
+
 def build_markdown(rows: dict[tuple[str, str], Row], meta: dict[str, Any], cases: Iterable[Case] = CASES) -> str:
     """The block between the docs markers (and summary.md)."""
     out: list[str] = []
@@ -489,6 +658,8 @@ def build_markdown(rows: dict[tuple[str, str], Row], meta: dict[str, Any], cases
             out.append("")
             out.extend(f"- {t}" for t in ratios)
         out.append("")
+    if meta.get("floor"):
+        out.extend(floor_section(meta["floor"], rows))
     all_rows = [r for r in rows.values() if r.runs]
     if all_rows:
         out.append("<details><summary>Every run</summary>")
@@ -606,6 +777,76 @@ def run_generator(cmd: list[str], out: Path, timeout: float) -> tuple[int | None
             raise
 
 
+def run_floor(rows: dict[tuple[str, str], Row], cases: list[Case], runs: int, out_dir: Path, taskset,
+              timeout: float = 120) -> dict | None:
+    """Compiles bench/send_floor.c into the results folder and runs it `runs` times per FLOOR_CASES case
+    whose tandem row has reports, on the server's core; None when no such case ran. Never raises for
+    a missing gcc or a failed floor: the returned dict says what happened (see floor_section)."""
+    ran = {c.id for c in cases}
+    plan: list[FloorRun] = []
+    for cid in FLOOR_CASES:
+        row = rows.get((cid, "tandem"))
+        if cid not in ran or row is None or not row.runs:
+            continue
+        args = floor_args(row_reports(row))
+        if args is None:
+            plan.append(FloorRun(cid, 0, 0, failures=["no tandem report with frames and bytes"]))
+            continue
+        plan.append(FloorRun(cid, *args))
+    if not plan:
+        return None
+    binary = out_dir / "send_floor"
+    floor: dict[str, Any] = {"compile": " ".join(floor_compile_command(rel(FLOOR_SOURCE), rel(binary))),
+                             "runs": plan, "error": ""}
+    todo = [fr for fr in plan if fr.size > 0]
+    for fr in todo:
+        fr.command = " ".join(taskset(SERVER_CORE, floor_command(rel(binary), fr.size, fr.conns, fr.round_ms)))
+    if not todo:
+        return floor
+    if shutil.which("gcc") is None:
+        floor["error"] = "gcc not found."
+        print("bench: floor: gcc not found; not measured", flush=True)
+        return floor
+    try:
+        binary.unlink(missing_ok=True)
+        r = subprocess.run(floor_compile_command(str(FLOOR_SOURCE), str(binary)), cwd=ROOT, timeout=120,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        floor["error"] = f"gcc failed: {e}"
+        return floor
+    if r.returncode != 0 or not binary.exists():
+        last = (r.stdout.strip().splitlines() or [f"exit {r.returncode}"])[-1]
+        floor["error"] = f"gcc failed: {last[:160]}"
+        print(f"bench: floor: {floor['error']}", flush=True)
+        return floor
+    try:
+        for n in range(1, runs + 1):
+            for fr in todo:
+                out = out_dir / f"floor-{fr.case}-{n}.txt"
+                code, timed_out = run_generator(taskset(SERVER_CORE, floor_command(str(binary), fr.size, fr.conns,
+                                                                                   fr.round_ms)), out, timeout)
+                try:
+                    text = out.read_text(errors="replace")
+                except OSError:
+                    text = ""
+                res = parse_floor_output(text) if code == 0 and not timed_out else None
+                if res is None:
+                    why = (f"killed after {timeout:.0f} s" if timed_out else
+                           f"exit {code}: " + (text.strip().splitlines() or ["no output"])[-1][:120])
+                    fr.failures.append(f"run {n}: {why}")
+                    print(f"floor     {fr.case:<9} run {n}: FAIL ({why})", flush=True)
+                    continue
+                fr.us_per_send.append(float(res["usPerSend"]))
+                fr.late_rounds.append(int(res.get("lateRounds") or 0))
+                print(f"floor     {fr.case:<9} run {n}: {float(res['usPerSend']):.2f} µs per send "
+                      f"({fr.size} B × {fr.conns} connections, rounds {fmt_num(fr.round_ms)} ms apart)", flush=True)
+    except KeyboardInterrupt:
+        print("bench: floor interrupted", flush=True)
+        for fr in todo:
+            fr.failures.append("interrupted")
+    return floor
+
+
 def generator_flags(bench: str) -> set[str]:
     try:
         r = subprocess.run([bench, "--help"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=10, text=True)
@@ -677,6 +918,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--out", default=str(ROOT / "bench" / "results"), help="results folder (default bench/results/)")
     p.add_argument("--no-docs", action="store_true", help="do not write docs/benchmarks.md")
     p.add_argument("--timeout", type=float, default=180, help="seconds before a stuck generator is killed (default 180)")
+    p.add_argument("--no-floor", action="store_true",
+                   help="do not run bench/send_floor.c after S2h/S1 (the per-frame cost's ratio to the floor)")
     a = p.parse_args(argv)
     a.runs = a.runs if a.runs is not None else (1 if a.quick else 3)
     a.duration = a.duration if a.duration is not None else (3 if a.quick else 10)
@@ -786,6 +1029,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, IndexError):
         pass
     started = datetime.datetime.now().astimezone()
+    interrupted = False
     try:
         for c in cases:
             for run in range(1, a.runs + 1):
@@ -799,8 +1043,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("bench: interrupted; writing what ran", flush=True)
         notes.append("Interrupted: incomplete.")
+        interrupted = True
 
     rows = {key: aggregate(key[0], key[1], runs, na.get(key, "")) for key, runs in rows_runs.items()}
+    floor = None
+    if not a.no_floor and "tandem" in servers and not interrupted:
+        floor = run_floor(rows, cases, a.runs, out_dir, taskset)
     meta = {
         "date": started.strftime("%Y-%m-%d %H:%M %Z"),
         "machine": machine(),
@@ -810,6 +1058,7 @@ def main(argv: list[str] | None = None) -> int:
         "servers": servers,
         "notes": notes + versions(servers, python),
         "commands": commands,
+        "floor": floor,
     }
     block = build_markdown(rows, meta, cases)
     summary = out_dir / "summary.md"

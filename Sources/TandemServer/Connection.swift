@@ -24,6 +24,11 @@ final class Connection {
     /// waiting; cleared by that callback. A connection unwritable past the slow
     /// timeout is closed with 4008.
     var armedSince: Moment?
+    /// Whether lws may hold unsent bytes of this connection's frames: a
+    /// direct send the socket did not take whole was handed to lws
+    /// (`tandem_send_text`). Until lws has sent them, rounds leave the
+    /// member to its writable callback.
+    var lwsMayHold = false
     /// A close the server decided on: sent from the next writable callback.
     var closing: (code: UInt16, reason: String)?
     /// Whether a receive callback returned -1 with `closing` as the close
@@ -39,8 +44,6 @@ final class Connection {
     /// The room's `offered` count at its last update: what it was offered since
     /// then, minus what that update carried, is what conflation folded.
     var offeredMark = 0
-    /// The fan-out round that armed it and has not written it yet (0: none); see `RoomHost.round`.
-    var round = 0
     /// When its current run of rate_limited rejects began, and its latest one (Server.noteRateLimited).
     var floodStart: Moment?
     var lastRateLimited: Moment?
@@ -57,7 +60,7 @@ final class Connection {
 
 /// One room on the server: the engine, its members' connections, the
 /// shared encoder that encodes each change once for every recipient, and the
-/// state of its fan-out rounds (docs/architecture.md, "Adaptive batching").
+/// state of its fan-out rounds (docs/architecture.md, "Fan-out rounds").
 final class RoomHost {
     var room: Room
     var encoder = UpdateEncoder()
@@ -69,15 +72,9 @@ final class RoomHost {
 
     /// Something every member should see changed since the latest round armed them.
     var dirty = false
-    /// The number of the latest round (0: none yet).
-    var round = 0
-    /// When the latest round armed its members.
-    var roundStart = Moment.zero
-    /// Members the latest round armed that have not been written yet.
-    var outstanding = 0
-    /// What a round costs, from arming to writing the last member: a moving
-    /// average of the recent rounds, in seconds (0 until the first round ends).
-    var roundCost = 0.0
+    /// When the next round may start: a period after the latest one began,
+    /// or later when that round cost more than its share (`FanOut.costShare`).
+    var nextRound = Moment.zero
     /// When a scheduled flush starts the next round, if one is scheduled.
     var flushDue: Moment?
     /// Whether it is in `Server.pendingFlushes`.

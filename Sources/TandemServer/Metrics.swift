@@ -1,3 +1,4 @@
+import CTandemShim
 import TandemAuth
 import TandemCore
 
@@ -21,7 +22,7 @@ final class Metrics {
     var authFailures: [String: Int] = [:]
     /// Requests refused by the origin, host, admin and body rules, by reason (Server+Origins.swift, Server+Bodies.swift).
     var refusals: [String: Int] = [:]
-    /// Fan-out rounds started (docs/architecture.md, "Adaptive batching"), and the members they armed.
+    /// Fan-out rounds started (docs/architecture.md, "Fan-out rounds"), and the members they wrote or armed.
     var fanoutRounds = 0
     var fanoutArmed = 0
     /// How long fan-out rounds took, from arming their members to writing the last one.
@@ -52,10 +53,17 @@ final class Metrics {
         out.metric("tandem_bytes_out_total", "counter", "WebSocket payload bytes written.", [("", bytesOut)])
         out.metric("tandem_updates_conflated_total", "counter",
                    "Commits and gesture entries superseded before a recipient's frame carried them.", [("", updatesConflated)])
+        out.metric("tandem_frame_sends_total", "counter",
+                   "Frames written straight to their socket, each in one sendmsg (plain TCP; under TLS lws writes them).",
+                   [("", Int(tandem_direct_sends()))])
+        out.metric("tandem_frames_handed_to_lws_total", "counter",
+                   "Frames the socket did not take whole at once: lws sent or buffered the rest.",
+                   [("", Int(tandem_frames_handed_to_lws()))])
         out.metric("tandem_fanout_rounds_total", "counter",
-                   "Fan-out rounds started: each wakes every member of a room that has something new.", [("", fanoutRounds)])
+                   "Fan-out rounds started: each writes (or, under TLS, wakes) every member of a room that has something new.",
+                   [("", fanoutRounds)])
         out.metric("tandem_fanout_armed_total", "counter",
-                   "Members woken by fan-out rounds.", [("", fanoutArmed)])
+                   "Members written or woken by fan-out rounds.", [("", fanoutArmed)])
         out.metric("tandem_http_requests_total", "counter", "HTTP requests answered, by status.",
                    httpRequests.keys.sorted().map { ("{status=\"\($0)\"}", httpRequests[$0]!) })
         out.metric("tandem_http_refused_total", "counter",
@@ -64,7 +72,7 @@ final class Metrics {
         out.text += commitDelivery.exposition(name: "tandem_commit_delivery_seconds",
                                          help: "From the arrival of a committing message to each write of a frame carrying the commit.")
         out.text += fanoutRound.exposition(name: "tandem_fanout_round_seconds",
-                                      help: "How long a fan-out round took, from waking a room's members to writing the last of them.")
+                                      help: "How long a fan-out round took: the pass over a room's members that writes (or, under TLS, wakes) them.")
         out.text += loopLag.exposition(name: "tandem_event_loop_lag_seconds",
                                   help: "How late the 250 ms housekeeping timer fired.")
         out.text += transport.exposition()
@@ -95,10 +103,10 @@ struct Histogram {
         counts = Array(repeating: 0, count: bounds.count)
     }
 
-    mutating func observe(_ seconds: Double) {
-        count += 1
-        sum += seconds
-        if let i = bounds.firstIndex(where: { seconds <= $0 }) { counts[i] += 1 }
+    mutating func observe(_ seconds: Double, count n: Int = 1) {
+        count += n
+        sum += seconds * Double(n)
+        if let i = bounds.firstIndex(where: { seconds <= $0 }) { counts[i] += n }
     }
 
     func exposition(name: String, help: String) -> String {

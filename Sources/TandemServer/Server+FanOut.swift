@@ -2,86 +2,128 @@ import CLibWebSockets
 import CTandemShim
 import TandemCore
 
-/// The constants of adaptive batching (docs/architecture.md, "Adaptive batching").
+/// The constants of fan-out rounds (docs/architecture.md, "Fan-out rounds").
 enum FanOut {
-    /// A room's rounds start at least this many round costs apart: its
-    /// fan-out takes at most about a third of the event loop...
-    static let factor = 3.0
-    /// ... and at most this long apart, the longest an update waits for its
-    /// round: under the 16.7 ms between a 60 Hz dragger's moves with room for
-    /// the timer's whole milliseconds and the loop's lateness, so that a thumb
-    /// dragged at 60 Hz is not conflated and a receiver sees every dragged
-    /// thumb at 60 Hz while the server keeps up (a 16 ms cap folded 2 % of
-    /// the moves at 500 receivers; docs/benchmarks.md).
-    static let maxPeriod = 0.012
-    /// The weight of the newest round in the moving average of round costs.
-    static let smoothing = 0.5
+    /// A room's rounds start at least this long apart, and a round starts at
+    /// once when the previous one began at least this long ago (an idle
+    /// room's first change goes out without waiting). Under the 16.7 ms
+    /// between a 60 Hz dragger's moves, with room for the timer's whole
+    /// milliseconds and the loop's lateness, so that a thumb dragged at 60 Hz
+    /// is not folded and every receiver sees it at 60 Hz; long enough that a
+    /// frame carries the moves of several draggers (docs/benchmarks.md).
+    ///
+    /// Fixed, not a multiple of what a round costs: a period that follows the
+    /// cost keeps the server at the same share of its core whatever a frame
+    /// costs, so cheaper frames only become smaller frames.
+    static let period = 0.012
+    /// A room whose round costs more than 1 / costShare of a period waits
+    /// costShare × that cost between round starts instead: a huge room's
+    /// rounds take at most half of the loop, leaving the rest to reading
+    /// what its people send and to every other room. At 500 receivers a
+    /// round costs about 4 ms, so only rooms of thousands are paced by it.
+    static let costShare = 2.0
     /// Flushes due within this much are started now: lws' poll() waits in whole
     /// milliseconds, so a timer less than 1 ms away would spin the loop.
     static let early = 0.001
 }
 
-extension RoomHost {
-    /// The least time between the starts of two of its rounds.
-    var period: Double { min(FanOut.maxPeriod, FanOut.factor * roundCost) }
-}
-
 extension Server {
-    /// Something every member of `host`'s room should see changed: arm them
-    /// all now if the room's last round began at least a period ago, or else
-    /// when it will have.
+    /// Something every member of `host`'s room should see changed: a round
+    /// now if the room's last round began at least a period ago, or else when it will have.
     func broadcast(in host: RoomHost, at now: Moment) {
         host.dirty = true
         requestFlush(host, at: now)
     }
 
-    /// Starts a round now if the last one began at least a period ago;
-    /// otherwise makes sure a flush is scheduled for when it will have. A room
-    /// withholding frames for storage flushes after the transaction (writeCommits).
+    /// Schedules the room's next round: at the end of this turn of the loop
+    /// if it may start now (so that it carries everything the turn read), or
+    /// else when it may. A room withholding frames for storage flushes after
+    /// the transaction (writeCommits).
     func requestFlush(_ host: RoomHost, at now: Moment) {
         guard host.dirty, !host.room.withholdingFrames else { return }
-        let due = host.roundStart.adding(seconds: host.period)
-        if now.seconds(since: due) >= -FanOut.early {
-            startRound(host, at: now)
-        } else if host.flushDue.map({ due < $0 }) ?? true {
+        let due = now.seconds(since: host.nextRound) >= -FanOut.early ? now : host.nextRound
+        if host.flushDue.map({ due < $0 }) ?? true {
             scheduleFlush(host, at: due)
         }
     }
 
-    /// Arms every member that has a frame waiting and is not armed already;
-    /// each is written from its writable callback with everything that
-    /// accumulated since its previous frame.
+    /// A round: every member with something new gets it now. On plain TCP
+    /// the round writes the frames itself, in one pass; under TLS it arms
+    /// the members and their writable callbacks write them.
     func startRound(_ host: RoomHost, at now: Moment) {
         host.dirty = false
         host.flushDue = nil // and out of pendingFlushes at the next flushDueRooms
-        let round = host.round + 1
+        let reached = directWrites ? writeRound(host, at: now) : armRound(host, at: now)
+        guard reached > 0 else { return }
+        let cost = max(0, Clock.now().seconds(since: now))
+        host.nextRound = now.adding(seconds: max(FanOut.period, FanOut.costShare * cost))
+        metrics.fanoutRounds += 1
+        metrics.fanoutArmed += reached
+        metrics.fanoutRound.observe(cost)
+    }
+
+    /// The one-pass round: encodes what changed once (the frame's head up to
+    /// `ack`, and its tail), and writes it to every member in step with its
+    /// own `ack` in between, straight to the socket in one send. Members out
+    /// of step get their own frame (`nextFrame`); members whose socket holds
+    /// unsent bytes, or that wait for a writable callback anyway (an ack, a
+    /// welcome), are armed and written from their callback, with everything
+    /// new by then. Returns the members written or armed.
+    private func writeRound(_ host: RoomHost, at now: Moment) -> Int {
+        guard let round = host.room.openRound() else { return 0 }
+        var frame = SharedFrame(round)
+        var reached = 0
+        var shared = 0
+        for connection in host.members.values where connection.armedSince == nil && connection.closing == nil {
+            if connection.lwsMayHold { connection.lwsMayHold = lws_partial_buffered(connection.wsi) != 0 }
+            if connection.welcome != nil || connection.presets != nil || connection.lwsMayHold {
+                if host.room.hasPendingFrame(for: connection.client) || connection.presets != nil {
+                    arm(connection, at: now)
+                    reached += 1
+                }
+                continue
+            }
+            switch host.room.share(of: round, for: connection.client) {
+            case .nothing:
+                continue
+            case .own:
+                sendNextFrame(connection, in: host)
+            case let .shared(ack, present):
+                let (bytes, whole) = frame.send(to: connection.wsi, ack: ack, present: present, encoder: &host.encoder)
+                if !whole { connection.lwsMayHold = true }
+                metrics.framesOut += 1
+                metrics.bytesOut += bytes
+                metrics.updatesConflated += max(0, host.offered - connection.offeredMark - frame.updates)
+                connection.offeredMark = host.offered
+                shared += 1
+            }
+            reached += 1
+        }
+        if shared > 0 { observeDelivery(of: round.update, in: host, recipients: shared) }
+        return reached
+    }
+
+    /// Under TLS: arms every member that has a frame waiting; each is written
+    /// from its writable callback with everything new by then. Returns the members armed.
+    private func armRound(_ host: RoomHost, at now: Moment) -> Int {
         var armed = 0
         for connection in host.members.values
         where connection.armedSince == nil && connection.closing == nil && host.room.hasPendingFrame(for: connection.client) {
-            connection.round = round
             arm(connection, at: now)
             armed += 1
         }
-        // Everyone with something to receive is armed already (by an ack, or
-        // by a round not yet written): their frames will carry it, and the
-        // round in flight goes on being measured.
-        guard armed > 0 else { return }
-        host.round = round
-        host.roundStart = now
-        host.outstanding = armed
-        metrics.fanoutRounds += 1
-        metrics.fanoutArmed += armed
+        return armed
     }
 
-    /// A member armed by the latest round was written (or left): after the
-    /// last one, the round's cost updates the room's period.
-    func roundMemberDone(_ host: RoomHost, at now: Moment) {
-        host.outstanding -= 1
-        guard host.outstanding == 0 else { return }
-        let cost = max(0, now.seconds(since: host.roundStart))
-        metrics.fanoutRound.observe(cost)
-        host.roundCost = host.roundCost == 0 ? cost : host.roundCost + FanOut.smoothing * (cost - host.roundCost)
-        requestFlush(host, at: now)
+    /// Counts, in the delivery histogram, `recipients` deliveries of each commit `update` carries.
+    func observeDelivery(of update: Update, in host: RoomHost, recipients: Int) {
+        guard !update.changes.isEmpty else { return }
+        let now = Clock.now()
+        for change in update.changes {
+            if let arrival = host.commitArrival(change.revision) {
+                metrics.commitDelivery.observe(now.seconds(since: arrival), count: recipients)
+            }
+        }
     }
 
     // MARK: the flush timer
@@ -93,7 +135,8 @@ extension Server {
             pendingFlushes.append(host)
         }
         host.flushDue = due
-        if flushTimerDue.map({ due < $0 }) ?? true { wakeForFlush(at: due) }
+        // Due now: the end of this turn of the loop starts it (flushDueRooms), no timer needed.
+        if due > Clock.now(), flushTimerDue.map({ due < $0 }) ?? true { wakeForFlush(at: due) }
     }
 
     /// The flush timer fired.
@@ -103,7 +146,7 @@ extension Server {
     }
 
     /// Starts the rounds of every room whose flush is due (or less than
-    /// `FanOut.early` away); called from the flush timer and after each turn of the loop.
+    /// `FanOut.early` away); called after each turn of the loop and from the flush timer.
     func flushDueRooms() {
         guard !pendingFlushes.isEmpty else { return }
         let now = Clock.now()
@@ -117,7 +160,12 @@ extension Server {
         }
         for host in due {
             host.flushDue = nil
-            requestFlush(host, at: now)
+            guard host.dirty, !host.room.withholdingFrames else { continue }
+            if now.seconds(since: host.nextRound) >= -FanOut.early {
+                startRound(host, at: now)
+            } else {
+                scheduleFlush(host, at: host.nextRound)
+            }
         }
         if let next = pendingFlushes.lazy.compactMap(\.flushDue).min() {
             if next != flushTimerDue { wakeForFlush(at: next) }

@@ -157,39 +157,30 @@ extension Server {
         } else if let presets = connection.presets {
             connection.presets = nil
             send(presets, to: connection)
-        } else if let frame = host.room.nextFrame(for: connection.client) {
-            switch frame {
-            case let .reject(reject):
-                send(OutboundEncoder.reject(reject), to: connection)
-            case let .update(update):
-                send(encoded(update, in: host), to: connection)
-                let delivered = update.changes.count + update.gestures.count
-                metrics.updatesConflated += max(0, host.offered - connection.offeredMark - delivered)
-                connection.offeredMark = host.offered
-                if !update.changes.isEmpty {
-                    let now = Clock.now()
-                    for change in update.changes {
-                        if let arrival = host.commitArrival(change.revision) {
-                            metrics.commitDelivery.observe(now.seconds(since: arrival))
-                        }
-                    }
-                }
-            }
-        }
-        var now: Moment?
-        if connection.round != 0 {
-            let round = connection.round
-            connection.round = 0
-            if round == host.round {
-                now = Clock.now()
-                roundMemberDone(host, at: now!)
-            }
+        } else {
+            sendNextFrame(connection, in: host)
         }
         // More for this member alone (another reject, or what changed since its welcome).
         if host.room.hasPendingFrame(for: connection.client) || connection.presets != nil {
-            arm(connection, at: now ?? Clock.now())
+            arm(connection, at: Clock.now())
         }
         return 0
+    }
+
+    /// Writes `connection`'s next frame from the room, if it has one: its
+    /// oldest reject, or everything new for it.
+    func sendNextFrame(_ connection: Connection, in host: RoomHost) {
+        guard let frame = host.room.nextFrame(for: connection.client) else { return }
+        switch frame {
+        case let .reject(reject):
+            send(OutboundEncoder.reject(reject), to: connection)
+        case let .update(update):
+            send(encoded(update, in: host), to: connection)
+            let delivered = update.changes.count + update.gestures.count
+            metrics.updatesConflated += max(0, host.offered - connection.offeredMark - delivered)
+            connection.offeredMark = host.offered
+            observeDelivery(of: update, in: host, recipients: 1)
+        }
     }
 
     /// The bytes of `update`, shared with the previous recipient when it got the same update.
@@ -201,8 +192,16 @@ extension Server {
         return bytes
     }
 
+    /// Writes `bytes` as one text frame: on plain TCP straight to the socket
+    /// in one send (what it does not take goes to lws, ahead of anything lws
+    /// writes next), under TLS through lws.
     private func send(_ bytes: [UInt8], to connection: Connection) {
-        write(connection.wsi, bytes)
+        if directWrites {
+            let sent = bytes.withUnsafeBufferPointer { tandem_send_text(connection.wsi, $0.baseAddress, $0.count, nil, 0, nil, 0) }
+            if sent != 1 { connection.lwsMayHold = true }
+        } else {
+            write(connection.wsi, bytes)
+        }
         metrics.framesOut += 1
         metrics.bytesOut += bytes.count
     }
@@ -216,10 +215,6 @@ extension Server {
         guard let host = connection.host else { return }
         host.members[connection.client] = nil
         let now = Clock.now()
-        if connection.round != 0 {
-            if connection.round == host.round { roundMemberDone(host, at: now) }
-            connection.round = 0
-        }
         dispatch(host.room.leave(connection.client, at: now), in: host, arrival: now)
     }
 

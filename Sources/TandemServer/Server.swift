@@ -77,6 +77,9 @@ public final class Server {
     private var uvLoop: UnsafeMutableRawPointer?
     private var foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
     let pre = tandem_lws_pre()
+    /// Whether frames go straight to the socket (`tandem_send_text`): on
+    /// plain TCP. Under TLS every byte goes through lws and OpenSSL.
+    let directWrites: Bool
     /// When shutdown began.
     private(set) var stopping: Moment?
     /// The port actually listened on (the configured one, or the one picked for port 0).
@@ -91,6 +94,11 @@ public final class Server {
     /// so 512 bytes serve; the buffer is most of an idle connection's memory.
     static let receiveBuffer = 512
 
+    /// The most lws sends in one `send()` (its `tx_packet_size`): any frame
+    /// but a huge welcome leaves whole. It is a cap, not a buffer; nothing
+    /// per connection is allocated for it.
+    static let sendLimit = 64 * 1024
+
     /// Seconds between two presence refreshes of a room (`Room.refreshPresence`).
     static let presenceRefresh = 2.0
 
@@ -99,6 +107,7 @@ public final class Server {
     /// built-in room's id replacing it in place.
     public init(config: ServerConfig, rooms schemas: [RoomSchema]) throws(ServerError) {
         self.config = config
+        directWrites = config.tls == nil
         log = Log(level: config.logLevel)
         authGate = config.access.authEnabled ? AuthGate(settings: config.access) : nil
         sockets = Self.makeSocketTable(config)
@@ -143,6 +152,9 @@ public final class Server {
         protocols[0].callback = tandemCallback
         protocols[0].per_session_data_size = MemoryLayout<UInt64>.size
         protocols[0].rx_buffer_size = Self.receiveBuffer
+        // Without it lws caps every send at rx_buffer_size: a bigger frame
+        // would leave in two sends, its tail as an extra writable callback.
+        protocols[0].tx_packet_size = Self.sendLimit
         timer = .allocate(capacity: 1)
         timer.initialize(to: tandem_timer())
         flushTimer = .allocate(capacity: 1)

@@ -27,7 +27,7 @@ public struct ServerConfig: Sendable, Hashable {
     /// How much is logged.
     public var logLevel: LogLevel = .info
     /// The lws event loop: `poll` (lws' own) or `uv` (libuv, epoll).
-    public var eventLoop: EventLoop = .poll
+    public var eventLoop: EventLoop = .uv
     /// A folder of room files (`*.json`, one room each, read in name order), served after the demo room.
     public var roomsDir: String?
     /// How much of each room's commit log to keep; `nil` keeps everything.

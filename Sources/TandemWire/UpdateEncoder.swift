@@ -43,6 +43,30 @@ public struct UpdateEncoder: Sendable {
         w.append(int: update.revision)
         w.append(raw: ",\"ack\":")
         w.append(int: update.ack)
+        appendTail(update, present: update.present, to: &w)
+        return w.bytes
+    }
+
+    /// The start of an update frame, up to its `ack` value: `{"type":"update","rev":43,"ack":`.
+    /// A fan-out round writes it, the recipient's `ack`, and the round's `tail`.
+    public static func head(revision: Int) -> [UInt8] {
+        var w = JSONWriter(capacity: 40)
+        w.append(raw: "{\"type\":\"update\",\"rev\":")
+        w.append(int: revision)
+        w.append(raw: ",\"ack\":")
+        return w.bytes
+    }
+
+    /// The rest of an update frame after its `ack` value, to the closing
+    /// brace, with `present` as given (not `update.present`): head, ack and
+    /// tail together are the bytes `encode` writes.
+    public mutating func tail(_ update: Update, present: Int?) -> [UInt8] {
+        var w = JSONWriter(capacity: 32 + 128 * (update.changes.count + update.gestures.count) + 64 * update.joined.count + 16 * update.left.count)
+        appendTail(update, present: present, to: &w)
+        return w.bytes
+    }
+
+    private mutating func appendTail(_ update: Update, present: Int?, to w: inout JSONWriter) {
         if !update.changes.isEmpty {
             w.append(raw: ",\"changes\":")
             w.append(array: update.changes) { $0.append(fragment(for: $1)) }
@@ -59,12 +83,11 @@ public struct UpdateEncoder: Sendable {
             w.append(raw: ",\"left\":")
             w.append(array: update.left) { $0.append(string: $1.rawValue) }
         }
-        if let present = update.present {
+        if let present {
             w.append(raw: ",\"present\":")
             w.append(int: present)
         }
         w.append(byte: ASCII.closeBrace)
-        return w.bytes
     }
 
     /// Any frame `Room.nextFrame(for:)` returns: a reject or an update.

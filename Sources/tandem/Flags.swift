@@ -22,7 +22,7 @@ enum Flags {
       --slow-timeout SECS  close with 4008 a connection unwritable this long (default 30)
       --presence-limit N   people announced one by one per room (default 64); later
                            arrivals join quietly, counted in "present"
-      --event-loop NAME    poll (lws' own) or uv (libuv, epoll) (default poll)
+      --event-loop NAME    uv (libuv, epoll) or poll (lws' own) (default uv)
       --log-level LEVEL    error, warn, info or debug (default info)
       --rooms DIR          serve the rooms of DIR/*.json (one room each) after the demo room
       --history-keep KEEP  keep the last N commits per room (N) or those younger than an

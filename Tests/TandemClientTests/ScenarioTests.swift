@@ -38,6 +38,8 @@ struct ScenarioTests {
         let seen = Collector(ann.control("gain").changes)
         let everything = Collector(bob.changes)
         try await bob.control("gain").set(0.25)
+        // Commits of one control within a fan-out round (12 ms) would reach Ann as one.
+        #expect(await eventually { seen.all.count == 1 })
         try await bob.control("gain").set(0.75)
         #expect(await eventually { seen.all.count == 2 })
         #expect(seen.all.map(\.value) == [0.25, 0.75])

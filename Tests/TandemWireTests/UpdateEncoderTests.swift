@@ -22,6 +22,21 @@ struct UpdateEncoderTests {
 
     enum FrameError: Error { case notAnUpdate }
 
+    @Test("a round's head, a recipient's ack and the round's tail are the bytes encode writes", arguments: [nil, 7] as [Int?])
+    func headAckTail(present: Int?) throws {
+        var room = quietRoom()
+        _ = room.apply(ClientMessage(seq: 12, .set(control: "gain", thumb: nil, value: .number(0.3))), from: "c1", at: .zero)
+        _ = room.apply(ClientMessage(seq: 13, .drag(control: "size", thumb: nil, phase: .begin, pointer: nil)), from: "c1", at: .zero)
+        var update = try update(room.nextFrame(for: "c1"))
+        update.present = present
+        var encoder = UpdateEncoder()
+        let whole = encoder.encode(update)
+        let pieces = UpdateEncoder.head(revision: update.revision) + Array("\(update.ack)".utf8) + encoder.tail(update, present: present)
+        #expect(text(pieces) == text(whole))
+        #expect(text(whole).contains(#""ack":13,"changes":"#))
+        #expect(text(whole).hasSuffix(present.map { #","present":\#($0)}"# } ?? "]}"))
+    }
+
     @Test("two updates with the same stamped change share its bytes: one miss, then one hit")
     func encodeOnceSendMany() throws {
         var room = quietRoom()

@@ -1,6 +1,8 @@
 """The pure parts of bench/run.py (`make bench`): medians, statuses, tables
-with FAIL/INVALID marks, targets, ratio text and the docs block. No server is
-started: the reports are built here in the shape of tandem-bench's JSON."""
+with FAIL/INVALID marks, targets, ratio text, the floor (bench/send_floor.c)'s
+arguments, output and ratio lines, and the docs block. No server is started
+and send_floor is neither compiled nor run: the reports are built here in the
+shape of tandem-bench's JSON."""
 
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ CASES = {c.id: c for c in run.CASES}
 
 def report(*, clients=1004, draggers=4, seconds=10.0, delivered=2_400_000, share=0.996, per_frame=2.5,
            p50=5.0, p99=15.0, p999=20.0, mx=30.0, ns_per_update=1200.0, server_share=0.9,
-           generator_share=0.45, passed=True, valid=None, slow=None, idle=None, rooms=1):
+           generator_share=0.45, passed=True, valid=None, slow=None, idle=None, rooms=1, frames=1, nbytes=1):
     """A tandem-bench JSON report; latencies in ms, turned into ns."""
     def lat(p50, p99, p999, mx):
         return {"count": 1000, "min": 1e5, "mean": p50 * 1e6, "p50": p50 * 1e6, "p90": p50 * 2e6,
@@ -41,7 +43,8 @@ def report(*, clients=1004, draggers=4, seconds=10.0, delivered=2_400_000, share
         "valid": generator_share <= 0.8 if valid is None else valid,
         "updates": {"offered": delivered / share if share else 2_000_000, "delivered": delivered, "deliveredShare": share,
                     "perFrame": per_frame},
-        "frames": {"count": 1, "perSecond": 1}, "bytes": {"count": 1, "perSecond": 1},
+        "frames": {"count": frames, "perSecond": frames / seconds},
+        "bytes": {"count": nbytes, "perSecond": nbytes / seconds},
         "latencyNs": lat(p50, p99, p999, mx),
         "fastLatencyNs": None, "slowLatencyNs": None,
         "connectErrors": 0, "rejects": 0, "violations": [],
@@ -276,3 +279,158 @@ def test_generator_commands():
                    "--svg", "a.svg"]
     idle = run.generator_command("tb", CASES["S3-10000"], "ws://h:1", "demo", 10, 3, 42, "j", "s")
     assert "--duration" not in idle and idle[3:6] == ["--idle", "--clients", "10000"]
+
+
+# -- the floor (bench/send_floor.c)
+
+
+FLOOR_JSON = '{"size":480,"connections":504,"roundMs":12,"rounds":400,"lateRounds":0,"usPerSend":6.100}'
+FLOOR_HUMAN = "480-byte sends over 504 connections in rounds 12 ms apart: 6.10 us of sender CPU per send"
+
+
+def test_parse_floor_output_prefers_the_last_json_line():
+    d = run.parse_floor_output(FLOOR_HUMAN + "\n" + FLOOR_JSON + "\n")
+    assert d["usPerSend"] == pytest.approx(6.1) and d["size"] == 480 and d["connections"] == 504
+    assert d["roundMs"] == 12 and d["lateRounds"] == 0
+    older = FLOOR_JSON.replace("6.100", "9.000")
+    assert run.parse_floor_output(older + "\nnoise\n" + FLOOR_JSON + "\n\n")["usPerSend"] == pytest.approx(6.1)
+
+
+def test_parse_floor_output_falls_back_to_the_human_line():
+    assert run.parse_floor_output("warning: x\n" + FLOOR_HUMAN + "\n") == {
+        "size": 480, "connections": 504, "roundMs": 12.0, "usPerSend": 6.1}
+    broken = FLOOR_HUMAN + '\n{"size":480,"usPerSend":null}\n{"size":480,"usPerSend'
+    assert run.parse_floor_output(broken)["usPerSend"] == pytest.approx(6.1)
+    assert run.parse_floor_output('{"usPerSend": true}') is None
+
+
+@pytest.mark.parametrize("text", [
+    "",
+    "send_floor: socket (raise ulimit -n?): Too many open files\n",
+    "370-byte sends over 1000 connections: 1.23 us of sender CPU per send\n",  # the back-to-back mode
+    "[1, 2]\n{not json}\n",
+])
+def test_parse_floor_output_without_a_result(text):
+    assert run.parse_floor_output(text) is None
+
+
+def test_floor_args_from_reports():
+    reps = [report(clients=504, frames=1000, nbytes=480_400), report(clients=504, frames=1000, nbytes=470_000),
+            report(clients=504, frames=2000, nbytes=1_000_000)]
+    assert run.floor_args(reps) == (480, 504)  # median of 480.4, 470, 500 B per frame
+    assert run.floor_args([report(clients=204, frames=3, nbytes=1000)]) == (333, 204)
+    assert run.floor_args([report(clients=204, frames=0, nbytes=0)]) is None
+    assert run.floor_args([]) is None
+    no_frames = report(clients=204)
+    del no_frames["frames"]  # an older generator
+    assert run.floor_args([no_frames]) is None
+
+
+def test_row_reports_are_those_the_medians_came_from():
+    ok = report(clients=504, frames=10, nbytes=5000)
+    failed = report(clients=504, frames=10, nbytes=9000, passed=False)
+    row = run.aggregate("S2h", "tandem", [rec("S2h", "tandem", 1, ok), rec("S2h", "tandem", 2, failed, exit_code=1)])
+    assert run.row_reports(row) == [ok]
+    row = run.aggregate("S2h", "tandem", [rec("S2h", "tandem", 1, failed, exit_code=1)])
+    assert run.row_reports(row) == [failed] and not row.judged
+    assert run.row_reports(run.aggregate("S2h", "tandem", [])) == []
+
+
+def test_floor_commands():
+    assert run.floor_command("bench/results/send_floor", 480, 504) == ["bench/results/send_floor", "480", "504", "12"]
+    assert run.floor_command("f", 480, 504, 12.5)[-1] == "12.5"
+    assert run.floor_compile_command("bench/send_floor.c", "bench/results/send_floor") == [
+        "gcc", "-O2", "-o", "bench/results/send_floor", "bench/send_floor.c"]
+
+
+def s2h_row(ns_per_update=1480.0, per_frame=5.0, passed=True):
+    r = report(clients=504, ns_per_update=ns_per_update, per_frame=per_frame, passed=passed, frames=1000, nbytes=480_000)
+    return run.aggregate("S2h", "tandem", [rec("S2h", "tandem", 1, r, exit_code=0 if passed else 1)])
+
+
+def test_frame_cost_and_ratio_line():
+    row = s2h_row()
+    assert run.frame_cost_us(row.medians) == pytest.approx(7.4)
+    assert run.frame_cost_us({"us_per_update": None, "per_frame": 5.0}) is None
+    fr = run.FloorRun("S2h", 480, 504, us_per_send=[6.05, 6.1, 6.2])
+    assert fr.median_us == pytest.approx(6.1)
+    assert run.floor_ratio_line(fr, row) == (
+        "tandem S2h: 7.4 µs of server CPU per frame = 1.21× the floor (6.1 µs per send of 480 B over "
+        "504 connections, rounds 12 ms apart); goal ≤ 1.3×")
+    assert run.floor_ratio_line(fr, s2h_row(passed=False)).endswith("goal ≤ 1.3× (from failed runs of tandem)")
+    small = run.FloorRun("S1", 300, 204, us_per_send=[0.8])
+    assert "= 1.50× the floor (0.80 µs per send of 300 B over 204 connections" in run.floor_ratio_line(
+        small, s2h_row(ns_per_update=400, per_frame=3))
+
+
+def test_ratio_line_without_a_number():
+    fr = run.FloorRun("S2h", 480, 504, failures=["run 1: exit 1: send_floor: connect: refused"])
+    line = run.floor_ratio_line(fr, s2h_row())
+    assert line.startswith("tandem S2h: 7.4 µs of server CPU per frame; the floor gave no number") and "×" not in line[:60]
+    assert run.floor_ratio_line(run.FloorRun("S2h", 480, 504, us_per_send=[6.1]), None).startswith(
+        "tandem S2h: no server CPU per frame")
+    assert run.floor_runs_line(fr) == ("floor S2h (480 B × 504 connections): no result "
+                                       "(run 1: exit 1: send_floor: connect: refused)")
+
+
+def test_floor_runs_line():
+    fr = run.FloorRun("S2h", 480, 504, us_per_send=[6.2, 6.05, 6.1], late_rounds=[0, 2, 0],
+                      failures=["run 4: killed after 120 s"])
+    assert run.floor_runs_line(fr) == (
+        "floor S2h (480 B × 504 connections): 6.20, 6.05, 6.10 µs per send; median 6.10 µs; "
+        "2 late round(s): the sender fell behind its period; 1 failed run(s): run 4: killed after 120 s")
+
+
+def floor_meta(floor):
+    return {"date": "d", "machine": "m", "runs": 3, "duration": "10", "warmup": "3", "servers": ["tandem"],
+            "commands": [], "floor": floor}
+
+
+def test_build_markdown_has_the_floor_section():
+    rows = {("S2h", "tandem"): s2h_row()}
+    fr = run.FloorRun("S2h", 480, 504, us_per_send=[6.05, 6.1, 6.2],
+                      command="taskset -c 0 bench/results/send_floor 480 504 12")
+    floor = {"compile": "gcc -O2 -o bench/results/send_floor bench/send_floor.c", "runs": [fr], "error": ""}
+    text = run.build_markdown(rows, floor_meta(floor), [CASES["S2h"]])
+    assert "### The floor in this run" in text
+    assert ("```sh\ngcc -O2 -o bench/results/send_floor bench/send_floor.c\n"
+            "taskset -c 0 bench/results/send_floor 480 504 12\n```") in text
+    assert "- floor S2h (480 B × 504 connections): 6.05, 6.10, 6.20 µs per send; median 6.10 µs" in text
+    assert "- tandem S2h: 7.4 µs of server CPU per frame = 1.21× the floor" in text
+    assert text.index("### S2h") < text.index("### The floor") < text.index("<details>")
+    assert "### The floor" not in run.build_markdown(rows, floor_meta(None), [CASES["S2h"]])
+
+
+def test_build_markdown_says_when_the_floor_was_not_measured():
+    rows = {("S2h", "tandem"): s2h_row()}
+    fr = run.FloorRun("S2h", 480, 504, command="taskset -c 0 bench/results/send_floor 480 504 12")
+    floor = {"compile": "gcc -O2 -o bench/results/send_floor bench/send_floor.c", "runs": [fr],
+             "error": "gcc not found."}
+    text = run.build_markdown(rows, floor_meta(floor), [CASES["S2h"]])
+    assert "- The floor was not measured: gcc not found." in text
+    assert "the floor (" not in text  # no ratio line
+
+
+def test_run_floor_plans_without_running_anything(tmp_path, monkeypatch):
+    taskset = lambda core, cmd: ["taskset", "-c", core, *cmd]
+    s2 = run.aggregate("S2", "tandem", [rec("S2", "tandem", 1, report())])
+    assert run.run_floor({("S2", "tandem"): s2}, [CASES["S2"]], 3, tmp_path, taskset) is None  # no S2h/S1
+    no_frames = report(clients=204, frames=0, nbytes=0)
+    s1 = run.aggregate("S1", "tandem", [rec("S1", "tandem", 1, no_frames)])
+    floor = run.run_floor({("S1", "tandem"): s1}, [CASES["S1"]], 3, tmp_path, taskset)
+    assert floor["runs"][0].failures == ["no tandem report with frames and bytes"] and not floor["error"]
+    monkeypatch.setattr(run.shutil, "which", lambda name: None)
+    floor = run.run_floor({("S2h", "tandem"): s2h_row(), ("S1", "tandem"): s1}, [CASES["S1"], CASES["S2h"]], 3,
+                          tmp_path, taskset)
+    assert floor["error"] == "gcc not found."
+    assert [fr.case for fr in floor["runs"]] == ["S2h", "S1"]
+    s2h = floor["runs"][0]
+    assert (s2h.size, s2h.conns, s2h.round_ms) == (480, 504, 12)
+    assert s2h.command.startswith("taskset -c 0 ") and s2h.command.endswith("send_floor 480 504 12")
+    assert floor["compile"].startswith("gcc -O2 -o ") and floor["compile"].endswith(" bench/send_floor.c")
+    assert not any(tmp_path.iterdir())  # nothing compiled, nothing run
+
+
+def test_no_floor_option():
+    assert run.parse_args(["--no-floor"]).no_floor
+    assert not run.parse_args([]).no_floor

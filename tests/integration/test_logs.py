@@ -55,7 +55,7 @@ def test_a_close_for_invalid_utf8_is_logged_with_1007(server):
 def test_the_start_line_names_the_address_rooms_mode_and_event_loop(server):
     line = server.stderr_lines[0]
     assert line.startswith(f"info tandem listening on http://127.0.0.1:{server.port} ")
-    assert " rooms=demo " in line and " mode=open " in line and " event-loop=poll " in line
+    assert " rooms=demo " in line and " mode=open " in line and " event-loop=uv " in line
 
 
 def test_auth_being_off_is_logged_loudly_at_start(server):

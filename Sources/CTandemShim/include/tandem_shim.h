@@ -7,6 +7,7 @@
 #include <libwebsockets.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "tandem_send.h"
 
 /// LWS_PRE is a macro: the headroom lws needs in front of every buffer passed to lws_write.
 size_t tandem_lws_pre(void);

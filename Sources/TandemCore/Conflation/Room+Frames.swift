@@ -10,43 +10,15 @@ extension Room {
     /// there is nothing to send. The server calls this once per writable
     /// callback and writes the frame whole.
     public mutating func nextFrame(for client: ClientID) -> Frame? {
-        guard !withholdingFrames, var member = members[client] else { return nil }
-        defer { members[client] = member }
-        if !member.rejects.isEmpty {
-            return .reject(member.rejects.removeFirst())
-        }
-        guard member.ackDirty || member.cursor < log.stamp else { return nil }
-        var update = Update(revision: revision, ack: member.ack, changes: [], gestures: [], joined: [], left: [])
-        for item in log.items(after: member.cursor) {
-            let stamp = log.stamp(of: item) ?? 0
-            switch item {
-            case let .control(c):
-                update.changes.append(ControlChange(controlIndex: c, control: schema.controls[c].id, state: committed[c],
-                                                    revision: revisions[c], by: committedBy[c], stamp: stamp))
-            case let .endedGesture(s):
-                if let entry = slots[s].endedEntry { update.gestures.append(StampedGesture(entry: entry, stamp: stamp)) }
-            case let .liveGesture(s):
-                if let entry = slots[s].liveEntry { update.gestures.append(StampedGesture(entry: entry, stamp: stamp)) }
-            case .presence:
-                continue // `present` is added below for whoever has not heard the count
-            case let .peer(id):
-                if id == client { continue }
-                // Someone present but quiet (an announced member who rejoined
-                // past the limit) counts as gone for those who knew them.
-                if let present = members[id], present.announced {
-                    update.joined.append(present.peer)
-                } else if let joinedAt = departed[id], joinedAt <= member.cursor {
-                    update.left.append(id) // only people this member was told about
-                }
-            }
-        }
-        member.cursor = log.stamp
-        if member.presentSeen != members.count {
-            member.presentSeen = members.count
-            update.present = members.count
-        }
-        let acked = member.ackDirty
-        member.ackDirty = false
+        guard !withholdingFrames else { return nil }
+        // The member is read and changed in place (`members[client]?.…`),
+        // never copied out of the dictionary and back.
+        if let reject = members[client]?.takeReject() { return .reject(reject) }
+        guard let (cursor, ack, acked) = members[client]?.pending(upTo: log.stamp) else { return nil }
+        var update = Update(revision: revision, ack: ack, changes: [], gestures: [], joined: [], left: [])
+        collect(after: cursor, for: client, into: &update)
+        let present = members.count
+        members[client]?.caughtUp(to: log.stamp, present: present, into: &update)
         // Items can leave the log before this member saw them (someone who came
         // and went between two frames): then there is nothing to send.
         let empty = update.changes.isEmpty && update.gestures.isEmpty && update.joined.isEmpty && update.left.isEmpty

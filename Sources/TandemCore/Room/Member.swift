@@ -43,4 +43,27 @@ struct Member: Sendable {
             droppedRejects += 1
         }
     }
+
+    /// Its oldest waiting reject, taken off the queue.
+    mutating func takeReject() -> Reject? {
+        rejects.isEmpty ? nil : rejects.removeFirst()
+    }
+
+    /// Its cursor and `ack`, and whether the ack moved, when it has a frame
+    /// waiting (the log's latest stamp is `stamp`); `nil` when it has none.
+    /// (Mutating only so that callers reach it in place, without a copy.)
+    mutating func pending(upTo stamp: UInt64) -> (cursor: UInt64, ack: Int, acked: Bool)? {
+        ackDirty || cursor < stamp ? (cursor, ack, ackDirty) : nil
+    }
+
+    /// After an update up to `stamp` was assembled for it: its cursor moves
+    /// there, its ack is sent, and the update carries `present` when it has not heard the count.
+    mutating func caughtUp(to stamp: UInt64, present: Int, into update: inout Update) {
+        cursor = stamp
+        ackDirty = false
+        if presentSeen != present {
+            presentSeen = present
+            update.present = present
+        }
+    }
 }

@@ -42,6 +42,8 @@ public struct Room: Sendable {
     var quietHead = 0
     /// While set, no member gets a frame: a commit is not yet written to storage.
     public internal(set) var withholdingFrames = false
+    /// The change-log stamp at the latest fan-out round (`openRound`).
+    var roundBase: UInt64 = 0
 
     /// A room at its controls' initial states, revision 0.
     public init(schema: RoomSchema, limits: RoomLimits = RoomLimits()) {

@@ -1,4 +1,4 @@
-"""`--event-loop uv` (libuv) must behave on the wire exactly like the default poll loop."""
+"""`--event-loop poll` (lws' own poll() loop) must behave on the wire exactly like the default uv loop."""
 
 import json
 import signal
@@ -7,13 +7,13 @@ import pytest
 
 from helpers import OP_CLOSE, RawWebSocket, find_change, flood_until_closed, has_change, wait_closed
 
-UV = ("--event-loop", "uv")
+POLL = ("--event-loop", "poll")
 
 
 @pytest.fixture
-def uv_server(start_server):
-    server = start_server(*UV)
-    assert "event-loop=uv" in server.stderr_lines[0]
+def poll_server(start_server):
+    server = start_server(*POLL)
+    assert "event-loop=poll" in server.stderr_lines[0]
     return server
 
 
@@ -28,61 +28,61 @@ def close_code_of(raw: RawWebSocket) -> int | None:
         return None
 
 
-def test_with_uv_a_client_gets_its_welcome_and_commits(uv_server, connect):
-    ann = connect(uv_server, name="Ann")
-    bob = connect(uv_server, name="Bob")
+def test_with_poll_a_client_gets_its_welcome_and_commits(poll_server, connect):
+    ann = connect(poll_server, name="Ann")
+    bob = connect(poll_server, name="Bob")
     assert ann.welcome["protocol"] == 1
     ann.drag("gain", "begin")
     ann.drag("gain", "end", dx=0.2)
     change = find_change(bob.expect(has_change("gain")), "gain")
     assert change["state"] == {"value": 0.7} and change["by"] == ann.id
-    assert uv_server.get("/healthz").status == 200
+    assert poll_server.get("/healthz").status == 200
 
 
-def test_with_uv_a_binary_frame_closes_with_1003(uv_server, connect):
-    ann = connect(uv_server)
+def test_with_poll_a_binary_frame_closes_with_1003(poll_server, connect):
+    ann = connect(poll_server)
     ann.ws.send(b"\x01")
     assert ann.wait_closed()[0] == 1003
 
 
-def test_with_uv_a_message_over_the_limit_closes_with_1009(uv_server, connect):
-    ann = connect(uv_server)
+def test_with_poll_a_message_over_the_limit_closes_with_1009(poll_server, connect):
+    ann = connect(poll_server)
     ann.send_text(json.dumps({"type": "step", "seq": 1, "control": "size", "by": 0, "pad": "x" * 5000}))
     assert ann.wait_closed()[0] == 1009
 
 
-def test_with_uv_an_unknown_room_closes_with_4404(uv_server, open_ws):
-    ws = open_ws(uv_server.ws_url("nope"))
+def test_with_poll_an_unknown_room_closes_with_4404(poll_server, open_ws):
+    ws = open_ws(poll_server.ws_url("nope"))
     assert wait_closed(ws) == (4404, "unknown room")
 
 
-def test_with_uv_sigterm_closes_every_client_with_1001(uv_server, connect):
-    clients = [connect(uv_server) for _ in range(2)]
-    uv_server.send_signal(signal.SIGTERM)
+def test_with_poll_sigterm_closes_every_client_with_1001(poll_server, connect):
+    clients = [connect(poll_server) for _ in range(2)]
+    poll_server.send_signal(signal.SIGTERM)
     assert [client.wait_closed()[0] for client in clients] == [1001, 1001]
 
 
-def test_with_uv_sigterm_exits_0_within_5_s(uv_server, connect):
-    clients = [connect(uv_server) for _ in range(2)]
-    uv_server.send_signal(signal.SIGTERM)
+def test_with_poll_sigterm_exits_0_within_5_s(poll_server, connect):
+    clients = [connect(poll_server) for _ in range(2)]
+    poll_server.send_signal(signal.SIGTERM)
     for client in clients:
         client.wait_closed()
-    assert uv_server.wait_exit(5) == 0
+    assert poll_server.wait_exit(5) == 0
 
 
-def test_with_uv_flooding_past_the_rate_limit_closes_with_1008(uv_server):
-    flooder = RawWebSocket(uv_server.port)
+def test_with_poll_flooding_past_the_rate_limit_closes_with_1008(poll_server):
+    flooder = RawWebSocket(poll_server.port)
     try:
         client = flooder.read_json()["client"]
         code, _ = flood_until_closed(flooder, 6)  # the close comes after one second of flooding
         assert code == 1008
-        uv_server.wait_for_log(rf"close {client} code=1008")
+        poll_server.wait_for_log(rf"close {client} code=1008")
     finally:
         flooder.close()
 
 
-def test_with_uv_an_idle_client_that_never_answers_pings_is_disconnected(start_server):
-    server = start_server(*UV, "--idle-timeout", "2")
+def test_with_poll_an_idle_client_that_never_answers_pings_is_disconnected(start_server):
+    server = start_server(*POLL, "--idle-timeout", "2")
     raw = RawWebSocket(server.port)
     try:
         raw.read_json()

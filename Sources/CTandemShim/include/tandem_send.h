@@ -1,0 +1,27 @@
+#ifndef TANDEM_SEND_H
+#define TANDEM_SEND_H
+
+#include <stddef.h>
+#include <libwebsockets.h>
+
+/* Sends one WebSocket text frame, server to client (unmasked), whose payload
+ * is the three pieces a, b and c one after the other (any may be empty),
+ * straight to the socket in one sendmsg() with the frame header in front.
+ * Whatever the socket does not take at once is handed to lws as raw bytes:
+ * lws sends its buffered bytes before anything else it writes on that
+ * connection, so frames never interleave. When lws already holds unsent
+ * bytes for the connection the whole frame goes behind them.
+ *
+ * Plain TCP only: under TLS every byte must go through lws (OpenSSL).
+ * Returns 1 when the frame went out in that one send, 0 when lws took some
+ * or all of it, -1 when the connection is broken (lws finds out by itself). */
+int tandem_send_text(struct lws *wsi, const unsigned char *a, size_t na,
+                     const unsigned char *b, size_t nb,
+                     const unsigned char *c, size_t nc);
+
+/* The sends tandem_send_text made (sendmsg calls) and the frames it handed
+ * to lws in part or whole, since the process started. */
+unsigned long long tandem_direct_sends(void);
+unsigned long long tandem_frames_handed_to_lws(void);
+
+#endif

@@ -1,0 +1,83 @@
+"""One send per frame (issue 13): the server writes each WebSocket frame to
+its socket in one system call, whatever its size. Counted from the outside:
+strace (Debian `strace`) attached to the running server records every send,
+and each client counts the frames it reads."""
+
+import json
+import re
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from helpers import RawWebSocket
+
+SEND = re.compile(r"^\d+\s+(sendto|sendmsg|write|writev)\((\d+)<TCP:\[[^\]]*->127\.0\.0\.1:(\d+)\]>.*= (\d+)$")
+
+
+def traced(pid: int, log: Path) -> subprocess.Popen:
+    """strace attached to `pid` (all threads), writing every send on a TCP socket to `log`."""
+    proc = subprocess.Popen(["strace", "-f", "-qq", "-yy", "-e", "trace=sendto,sendmsg,write,writev", "-e", "signal=none",
+                             "-o", str(log), "-p", str(pid)], stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 10
+    while not re.search(r"^TracerPid:\s+[1-9]", Path(f"/proc/{pid}/status").read_text(), re.M):
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert time.monotonic() < deadline, "strace did not attach"
+        time.sleep(0.05)
+    return proc
+
+
+def frames_until_quiet(client: RawWebSocket, quiet: float = 0.5) -> list[bytes]:
+    """Every frame the client reads until nothing comes for `quiet` seconds."""
+    frames: list[bytes] = []
+    client.settimeout(quiet)
+    while True:
+        try:
+            _, _, payload = client.read_frame()
+        except (socket.timeout, TimeoutError):
+            return frames
+        frames.append(payload)
+
+
+def test_every_frame_leaves_in_one_send_the_welcome_the_rounds_and_the_senders_own(server, tmp_path):
+    log = tmp_path / "sends.log"
+    strace = traced(server.proc.pid, log)
+    clients: list[RawWebSocket] = []
+    try:
+        clients = [RawWebSocket(server.port, path=f"/rooms/demo?name=p{i}") for i in range(6)]
+        ann = clients[0]
+        seq = 0
+
+        def send(message: dict) -> None:
+            nonlocal seq
+            seq += 1
+            ann.send_text(json.dumps({"seq": seq, **message}, separators=(",", ":")))
+
+        time.sleep(0.3)
+        send({"type": "drag", "control": "gain", "phase": "begin"})
+        for k in range(30):
+            send({"type": "drag", "control": "gain", "phase": "move", "dx": k / 100})
+            time.sleep(0.004)
+        send({"type": "drag", "control": "gain", "phase": "end"})
+        send({"type": "set", "control": "color", "value": "#123456"})
+        send({"type": "step", "control": "size", "by": 1})
+        received = [frames_until_quiet(c) for c in clients]
+        ports = [c.sock.getsockname()[1] for c in clients]
+    finally:
+        strace.terminate()
+        strace.wait(10)
+        for c in clients:
+            c.close()
+    sends: dict[int, list[int]] = {}
+    for line in log.read_text().splitlines():
+        if m := SEND.match(line):
+            sends.setdefault(int(m.group(3)), []).append(int(m.group(4)))
+    for port, frames in zip(ports, received):
+        sizes = [len(f) for f in frames]
+        # The 101 answer to the handshake, then one send per frame (a frame
+        # is its payload plus a 2-4 byte header).
+        assert len(sends.get(port, [])) == 1 + len(frames), (port, sends.get(port), sizes)
+        assert all(0 <= sent - size <= 4 for sent, size in zip(sends[port][1:], sizes)), (sends[port], sizes)
+    everything = [len(f) for frames in received for f in frames]
+    assert max(everything) > 600, "the welcome is over lws' old 528-byte send cap: it must leave whole too"
+    assert len(received[1]) >= 4, "a receiver got the welcome, the presets and the drag's rounds"
