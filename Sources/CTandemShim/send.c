@@ -8,6 +8,9 @@
 
 static unsigned long long direct_sends, handed_to_lws;
 
+/* Frames up to this size are joined into one buffer before the send. */
+#define CONTIGUOUS 4096
+
 unsigned long long tandem_direct_sends(void) { return direct_sends; }
 unsigned long long tandem_frames_handed_to_lws(void) { return handed_to_lws; }
 
@@ -64,11 +67,24 @@ int tandem_send_text(struct lws *wsi, const unsigned char *a, size_t na,
     int fd = lws_get_socket_fd(wsi);
     if (fd < 0) return -1;
     if (lws_partial_buffered(wsi)) return hand_to_lws(wsi, iov, 4, 0, total);
-    struct msghdr msg;
-    memset(&msg, 0, sizeof msg);
-    msg.msg_iov = iov;
-    msg.msg_iovlen = 4;
-    ssize_t sent = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    ssize_t sent;
+    if (total <= sizeof(unsigned char[CONTIGUOUS])) {
+        /* A usual frame: joined on the stack and sent with send(), which the
+         * kernel takes in faster than sendmsg()'s four-piece vector. */
+        unsigned char frame[CONTIGUOUS];
+        unsigned char *p = frame;
+        for (int i = 0; i < 4; i++) {
+            if (iov[i].iov_len) memcpy(p, iov[i].iov_base, iov[i].iov_len);
+            p += iov[i].iov_len;
+        }
+        sent = send(fd, frame, total, MSG_NOSIGNAL | MSG_DONTWAIT);
+    } else {
+        struct msghdr msg;
+        memset(&msg, 0, sizeof msg);
+        msg.msg_iov = iov;
+        msg.msg_iovlen = 4;
+        sent = sendmsg(fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
     direct_sends++;
     if (sent == (ssize_t)total) return 1;
     if (sent < 0) {

@@ -1,6 +1,6 @@
-"""Adaptive batching (docs/architecture.md, "Adaptive batching"): what everyone
-should see goes out in fan-out rounds; an idle room's round starts at once, and
-whatever arrives while a round is in flight waits for the next one."""
+"""Fan-out rounds (docs/architecture.md, "Fan-out rounds"): what everyone
+should see goes out in rounds at most 12 ms apart; an idle room's round starts
+at once, and whatever arrives within the period waits for the next one."""
 
 import json
 import os
@@ -28,7 +28,7 @@ def test_an_idle_rooms_move_goes_out_at_once_in_a_round_of_its_own(server, conne
     ann = connect(server, name="Ann")
     bob = connect(server, name="Bob")
     ann.expect(lambda f: any(p.get("client") == bob.id for p in f.get("joined", [])), what="Bob joined")
-    time.sleep(0.1)  # longer than any round period (at most 16 ms): the room is idle
+    time.sleep(0.1)  # longer than the round period (12 ms): the room is idle
     before_rounds, before_armed = rounds(server)
     ann.drag("gain", "begin")
     bob.expect(has_gesture("gain", by=ann.id, phase="begin"))

@@ -6,7 +6,8 @@
 
 /* Sends one WebSocket text frame, server to client (unmasked), whose payload
  * is the three pieces a, b and c one after the other (any may be empty),
- * straight to the socket in one sendmsg() with the frame header in front.
+ * straight to the socket in one send() (sendmsg() past 4 KiB) with the frame
+ * header in front.
  * Whatever the socket does not take at once is handed to lws as raw bytes:
  * lws sends its buffered bytes before anything else it writes on that
  * connection, so frames never interleave. When lws already holds unsent
@@ -19,7 +20,7 @@ int tandem_send_text(struct lws *wsi, const unsigned char *a, size_t na,
                      const unsigned char *b, size_t nb,
                      const unsigned char *c, size_t nc);
 
-/* The sends tandem_send_text made (sendmsg calls) and the frames it handed
+/* The sends tandem_send_text made (send or sendmsg calls) and the frames it handed
  * to lws in part or whole, since the process started. */
 unsigned long long tandem_direct_sends(void);
 unsigned long long tandem_frames_handed_to_lws(void);
