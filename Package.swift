@@ -35,7 +35,8 @@ let package = Package(
             name: "CTandemShim",
             dependencies: ["CLibWebSockets"],
             // The uv event loop is the server's own (Debian's libuv1-dev).
-            linkerSettings: [.linkedLibrary("uv")]
+            // io_uring sends a fan-out round's frames in batches (Debian's liburing-dev).
+            linkerSettings: [.linkedLibrary("uv"), .linkedLibrary("uring")]
         ),
         // OpenSSL's libcrypto from Debian (libssl-dev), found by pkg-config: HMAC for tokens.
         .systemLibrary(

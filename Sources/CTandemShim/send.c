@@ -13,6 +13,7 @@ static unsigned long long direct_sends, handed_to_lws;
 
 unsigned long long tandem_direct_sends(void) { return direct_sends; }
 unsigned long long tandem_frames_handed_to_lws(void) { return handed_to_lws; }
+void tandem_note_batched_send(void) { direct_sends++; }
 
 /* Writes the frame header of a final text frame of `len` payload bytes; returns its length. */
 static size_t frame_header(unsigned char *h, size_t len) {

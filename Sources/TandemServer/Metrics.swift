@@ -54,11 +54,14 @@ final class Metrics {
         out.metric("tandem_updates_conflated_total", "counter",
                    "Commits and gesture entries superseded before a recipient's frame carried them.", [("", updatesConflated)])
         out.metric("tandem_frame_sends_total", "counter",
-                   "Frames written straight to their socket, each in one sendmsg (plain TCP; under TLS lws writes them).",
+                   "Frames written straight to their socket, each in one send or one io_uring send (plain TCP; under TLS lws writes them).",
                    [("", Int(tandem_direct_sends()))])
         out.metric("tandem_frames_handed_to_lws_total", "counter",
                    "Frames the socket did not take whole at once: lws sent or buffered the rest.",
                    [("", Int(tandem_frames_handed_to_lws()))])
+        out.metric("tandem_send_batches_total", "counter",
+                   "io_uring submits of fan-out rounds' frames (--sends io_uring): frame sends ÷ this is the batch size.",
+                   [("", Int(tandem_batch_submits()))])
         out.metric("tandem_fanout_rounds_total", "counter",
                    "Fan-out rounds started: each writes (or, under TLS, wakes) every member of a room that has something new.",
                    [("", fanoutRounds)])

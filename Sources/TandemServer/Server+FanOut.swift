@@ -87,9 +87,9 @@ extension Server {
             case .nothing:
                 continue
             case .own:
-                sendNextFrame(connection, in: host)
+                sendNextFrame(connection, in: host, batched: batching)
             case let .shared(ack, present):
-                let (bytes, whole) = frame.send(to: connection.wsi, ack: ack, present: present, encoder: &host.encoder)
+                let (bytes, whole) = frame.send(to: connection.wsi, ack: ack, present: present, batched: batching, encoder: &host.encoder)
                 if !whole { connection.lwsMayHold = true }
                 metrics.framesOut += 1
                 metrics.bytesOut += bytes
@@ -99,8 +99,20 @@ extension Server {
             }
             reached += 1
         }
+        if batching { flushBatch() }
         if shared > 0 { observeDelivery(of: round.update, in: host, recipients: shared) }
         return reached
+    }
+
+    /// Sends the round's io_uring batch; members whose socket did not take
+    /// their frame whole are left to their writable callback from now on.
+    private func flushBatch() {
+        let notWhole = tandem_batch_flush()
+        for i in 0..<notWhole {
+            guard let wsi = tandem_batch_not_whole(i), let user = lws_wsi_user(wsi) else { continue }
+            connections[user.load(as: UInt64.self)]?.lwsMayHold = true
+        }
+        tandem_batch_done()
     }
 
     /// Under TLS: arms every member that has a frame waiting; each is written

@@ -169,13 +169,14 @@ extension Server {
 
     /// Writes `connection`'s next frame from the room, if it has one: its
     /// oldest reject, or everything new for it.
-    func sendNextFrame(_ connection: Connection, in host: RoomHost) {
+    /// `batched`: queued in the round's io_uring batch (Server+FanOut.swift).
+    func sendNextFrame(_ connection: Connection, in host: RoomHost, batched: Bool = false) {
         guard let frame = host.room.nextFrame(for: connection.client) else { return }
         switch frame {
         case let .reject(reject):
-            send(OutboundEncoder.reject(reject), to: connection)
+            send(OutboundEncoder.reject(reject), to: connection, batched: batched)
         case let .update(update):
-            send(encoded(update, in: host), to: connection)
+            send(encoded(update, in: host), to: connection, batched: batched)
             let delivered = update.changes.count + update.gestures.count
             metrics.updatesConflated += max(0, host.offered - connection.offeredMark - delivered)
             connection.offeredMark = host.offered
@@ -195,8 +196,10 @@ extension Server {
     /// Writes `bytes` as one text frame: on plain TCP straight to the socket
     /// in one send (what it does not take goes to lws, ahead of anything lws
     /// writes next), under TLS through lws.
-    private func send(_ bytes: [UInt8], to connection: Connection) {
-        if directWrites {
+    private func send(_ bytes: [UInt8], to connection: Connection, batched: Bool = false) {
+        if batched {
+            bytes.withUnsafeBufferPointer { tandem_batch_text(connection.wsi, $0.baseAddress, $0.count, nil, 0, nil, 0) }
+        } else if directWrites {
             let sent = bytes.withUnsafeBufferPointer { tandem_send_text(connection.wsi, $0.baseAddress, $0.count, nil, 0, nil, 0) }
             if sent != 1 { connection.lwsMayHold = true }
         } else {

@@ -80,6 +80,11 @@ public final class Server {
     /// Whether frames go straight to the socket (`tandem_send_text`): on
     /// plain TCP. Under TLS every byte goes through lws and OpenSSL.
     let directWrites: Bool
+    /// Whether fan-out rounds send in io_uring batches (`--sends io_uring`
+    /// where the kernel allows it; tandem_batch.h).
+    let batching: Bool
+    /// Why io_uring could not be used, when it was asked for.
+    private let batchProblem: String?
     /// When shutdown began.
     private(set) var stopping: Moment?
     /// The port actually listened on (the configured one, or the one picked for port 0).
@@ -108,6 +113,14 @@ public final class Server {
     public init(config: ServerConfig, rooms schemas: [RoomSchema]) throws(ServerError) {
         self.config = config
         directWrites = config.tls == nil
+        if directWrites && config.sends == .ioUring {
+            let rc = tandem_batch_open()
+            batching = rc == 0
+            batchProblem = rc == 0 ? nil : String(cString: strerror(-rc))
+        } else {
+            batching = false
+            batchProblem = nil
+        }
         log = Log(level: config.logLevel)
         authGate = config.access.authEnabled ? AuthGate(settings: config.access) : nil
         sockets = Self.makeSocketTable(config)
@@ -255,13 +268,19 @@ public final class Server {
 
     /// The start line: where to connect, what is served, and the security mode.
     public var startLine: String {
-        "tandem listening on \(config.httpScheme)://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) data=\(config.dataPath)\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
+        "tandem listening on \(config.httpScheme)://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) sends=\(sendsName) data=\(config.dataPath)\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
     }
+
+    /// How frames leave: `io_uring` (round batches), `send`, or `tls` (through lws and OpenSSL).
+    var sendsName: String { directWrites ? (batching ? "io_uring" : "send") : "tls" }
 
     /// Serves until SIGINT or SIGTERM, then closes every client with 1001 and returns (within 5 s).
     public func run() {
         log.always(startLine)
         logAuthMode()
+        if let batchProblem {
+            log.warn("io_uring is not available (\(batchProblem)): frames go out with one send() each")
+        }
         logOriginPolicy()
         log.info("limits: \(limitsLine)")
         lastPrune = Clock.now()

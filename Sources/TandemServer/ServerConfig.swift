@@ -28,6 +28,9 @@ public struct ServerConfig: Sendable, Hashable {
     public var logLevel: LogLevel = .info
     /// The lws event loop: `poll` (lws' own) or `uv` (libuv, epoll).
     public var eventLoop: EventLoop = .uv
+    /// How a fan-out round sends its frames on plain TCP: in io_uring batches
+    /// (falling back to `send` where io_uring is not available) or one `send` each.
+    public var sends: Sends = .ioUring
     /// A folder of room files (`*.json`, one room each, read in name order), served after the demo room.
     public var roomsDir: String?
     /// How much of each room's commit log to keep; `nil` keeps everything.
@@ -69,6 +72,11 @@ public struct ServerConfig: Sendable, Hashable {
     /// The event loops Debian's lws offers.
     public enum EventLoop: String, Sendable, Hashable, CaseIterable {
         case poll, uv
+    }
+
+    public enum Sends: String, Sendable, Hashable, CaseIterable {
+        case ioUring = "io_uring"
+        case send
     }
 }
 

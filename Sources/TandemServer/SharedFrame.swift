@@ -26,13 +26,20 @@ struct SharedFrame {
     /// Sends the frame to `wsi` with `ack`, and `present` when given (it is
     /// the round's count, or nil). Returns the payload's length, and whether
     /// the socket took the whole frame at once (else lws holds some of it).
-    mutating func send(to wsi: OpaquePointer, ack: Int, present: Int?, encoder: inout UpdateEncoder) -> (bytes: Int, whole: Bool) {
+    /// With `batched`, the frame is queued in the round's io_uring batch
+    /// (sent by `tandem_batch_flush`; `whole` is then reported there).
+    mutating func send(to wsi: OpaquePointer, ack: Int, present: Int?, batched: Bool, encoder: inout UpdateEncoder) -> (bytes: Int, whole: Bool) {
         let tail = self.tail(withPresent: present != nil, encoder: &encoder)
         return Self.withDecimal(ack) { digits in
             head.withUnsafeBufferPointer { h in
                 tail.withUnsafeBufferPointer { t in
+                    let bytes = h.count + digits.count + t.count
+                    if batched {
+                        tandem_batch_text(wsi, h.baseAddress, h.count, digits.baseAddress, digits.count, t.baseAddress, t.count)
+                        return (bytes, true)
+                    }
                     let sent = tandem_send_text(wsi, h.baseAddress, h.count, digits.baseAddress, digits.count, t.baseAddress, t.count)
-                    return (h.count + digits.count + t.count, sent == 1)
+                    return (bytes, sent == 1)
                 }
             }
         }

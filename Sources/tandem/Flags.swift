@@ -23,6 +23,8 @@ enum Flags {
       --presence-limit N   people announced one by one per room (default 64); later
                            arrivals join quietly, counted in "present"
       --event-loop NAME    uv (libuv, epoll) or poll (lws' own) (default uv)
+      --sends HOW          io_uring (a fan-out round's frames in batches, send where
+                           io_uring is unavailable) or send (one call each) (default io_uring)
       --log-level LEVEL    error, warn, info or debug (default info)
       --rooms DIR          serve the rooms of DIR/*.json (one room each) after the demo room
       --history-keep KEEP  keep the last N commits per room (N) or those younger than an
@@ -90,6 +92,11 @@ enum Flags {
                     throw Problem(message: "--event-loop must be poll or uv, not '\(value)'")
                 }
                 config.eventLoop = loop
+            case "sends":
+                guard let sends = ServerConfig.Sends(rawValue: value) else {
+                    throw Problem(message: "--sends must be io_uring or send, not '\(value)'")
+                }
+                config.sends = sends
             case "log-level":
                 guard let level = LogLevel(name: value) else {
                     throw Problem(message: "--log-level must be error, warn, info or debug, not '\(value)'")

@@ -1,7 +1,8 @@
 """One send per frame (issue 13): the server writes each WebSocket frame to
-its socket in one system call, whatever its size. Counted from the outside:
-strace (Debian `strace`) attached to the running server records every send,
-and each client counts the frames it reads."""
+its socket in one system call (`--sends send`) or one io_uring send (the
+default), whatever its size. Counted from the outside: strace (Debian
+`strace`) attached to the running server records every send, and each client
+counts the frames it reads."""
 
 import json
 import re
@@ -13,11 +14,12 @@ from pathlib import Path
 from helpers import RawWebSocket
 
 SEND = re.compile(r"^\d+\s+(sendto|sendmsg|write|writev)\((\d+)<TCP:\[[^\]]*->127\.0\.0\.1:(\d+)\]>.*= (\d+)$")
+URING = re.compile(r"^\d+\s+io_uring_enter\(")
 
 
 def traced(pid: int, log: Path) -> subprocess.Popen:
     """strace attached to `pid` (all threads), writing every send on a TCP socket to `log`."""
-    proc = subprocess.Popen(["strace", "-f", "-qq", "-yy", "-e", "trace=sendto,sendmsg,write,writev", "-e", "signal=none",
+    proc = subprocess.Popen(["strace", "-f", "-qq", "-yy", "-e", "trace=sendto,sendmsg,write,writev,io_uring_enter", "-e", "signal=none",
                              "-o", str(log), "-p", str(pid)], stderr=subprocess.PIPE)
     deadline = time.monotonic() + 10
     while not re.search(r"^TracerPid:\s+[1-9]", Path(f"/proc/{pid}/status").read_text(), re.M):
@@ -39,7 +41,9 @@ def frames_until_quiet(client: RawWebSocket, quiet: float = 0.5) -> list[bytes]:
         frames.append(payload)
 
 
-def test_every_frame_leaves_in_one_send_the_welcome_the_rounds_and_the_senders_own(server, tmp_path):
+def drive(server, tmp_path) -> tuple[Path, list[int], list[list[bytes]]]:
+    """Six clients under strace: one drags, sets and steps, everyone reads until quiet.
+    Returns strace's log, the clients' local ports and the frames each read."""
     log = tmp_path / "sends.log"
     strace = traced(server.proc.pid, log)
     clients: list[RawWebSocket] = []
@@ -68,10 +72,23 @@ def test_every_frame_leaves_in_one_send_the_welcome_the_rounds_and_the_senders_o
         strace.wait(10)
         for c in clients:
             c.close()
+    return log, ports, received
+
+
+def sends_by_port(log: Path) -> dict[int, list[int]]:
+    """The bytes of each send strace saw, by the client's port."""
     sends: dict[int, list[int]] = {}
     for line in log.read_text().splitlines():
         if m := SEND.match(line):
             sends.setdefault(int(m.group(3)), []).append(int(m.group(4)))
+    return sends
+
+
+def test_with_send_every_frame_is_one_system_call_the_welcome_the_rounds_and_the_senders_own(start_server, tmp_path):
+    server = start_server("--sends", "send")
+    assert " sends=send " in server.stderr_lines[0]
+    log, ports, received = drive(server, tmp_path)
+    sends = sends_by_port(log)
     for port, frames in zip(ports, received):
         sizes = [len(f) for f in frames]
         # The 101 answer to the handshake, then one send per frame (a frame
@@ -81,3 +98,27 @@ def test_every_frame_leaves_in_one_send_the_welcome_the_rounds_and_the_senders_o
     everything = [len(f) for frames in received for f in frames]
     assert max(everything) > 600, "the welcome is over lws' old 528-byte send cap: it must leave whole too"
     assert len(received[1]) >= 4, "a receiver got the welcome, the presets and the drag's rounds"
+
+
+def test_with_io_uring_the_rounds_frames_leave_in_batches_one_send_each(server, tmp_path):
+    assert " sends=io_uring " in server.stderr_lines[0]
+    before = server.metrics()
+    log, ports, received = drive(server, tmp_path)
+    after = server.metrics()
+    sends = sends_by_port(log)
+    for port, frames in zip(ports[1:], received[1:]):
+        # The handshake's answer and the frames of writable callbacks (the
+        # welcome, the presets list, a newcomer's catch-up) are sent one by
+        # one; the rounds' frames, most of the drag's, go through io_uring.
+        direct = len(sends.get(port, [])) - 1
+        assert direct + 5 <= len(frames), (port, sends.get(port), [len(f) for f in frames])
+    assert any(URING.match(line) for line in log.read_text().splitlines())
+
+    def delta(name: str) -> float:
+        return after[name] - before[name]
+
+    frames = delta("tandem_frames_out_total")
+    assert frames >= sum(len(f) for f in received) - 6, "every frame the clients read was counted"
+    assert delta("tandem_frame_sends_total") == frames, "one send (direct or io_uring) per frame"
+    assert delta("tandem_frames_handed_to_lws_total") == 0
+    assert 0 < delta("tandem_send_batches_total") < frames

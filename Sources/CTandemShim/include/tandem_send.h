@@ -23,6 +23,8 @@ int tandem_send_text(struct lws *wsi, const unsigned char *a, size_t na,
 /* The sends tandem_send_text made (send or sendmsg calls) and the frames it handed
  * to lws in part or whole, since the process started. */
 unsigned long long tandem_direct_sends(void);
+/* Counts a frame sent by an io_uring batch (tandem_batch.h) among the direct sends. */
+void tandem_note_batched_send(void);
 unsigned long long tandem_frames_handed_to_lws(void);
 
 #endif

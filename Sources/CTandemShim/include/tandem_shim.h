@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tandem_send.h"
+#include "tandem_batch.h"
 
 /// LWS_PRE is a macro: the headroom lws needs in front of every buffer passed to lws_write.
 size_t tandem_lws_pre(void);

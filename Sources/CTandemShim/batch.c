@@ -1,0 +1,138 @@
+#include "tandem_batch.h"
+#include "tandem_send.h"
+
+#include <errno.h>
+#include <liburing.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+/* One chunk: up to CHUNK frames copied into `arena`, sent with one submit. */
+#define CHUNK 256
+#define ARENA (256 * 1024)
+
+struct queued { struct lws *wsi; unsigned char *bytes; size_t total; };
+
+static struct io_uring ring;
+static int ready;
+static unsigned char *arena;
+static size_t used;
+static struct queued queue[CHUNK];
+static int queued;
+static struct lws **not_whole;
+static int not_whole_count, not_whole_capacity;
+static unsigned long long submits;
+
+unsigned long long tandem_batch_submits(void) { return submits; }
+
+int tandem_batch_open(void) {
+    if (ready) return 0;
+    struct io_uring_params params;
+    memset(&params, 0, sizeof params);
+    params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN;
+    int rc = io_uring_queue_init_params(CHUNK, &ring, &params);
+    if (rc == -EINVAL) { /* a kernel before 6.0 knows neither flag */
+        memset(&params, 0, sizeof params);
+        rc = io_uring_queue_init_params(CHUNK, &ring, &params);
+    }
+    if (rc < 0) return rc;
+    arena = malloc(ARENA);
+    if (!arena) { io_uring_queue_exit(&ring); return -ENOMEM; }
+    ready = 1;
+    return 0;
+}
+
+static void remember_not_whole(struct lws *wsi) {
+    if (not_whole_count == not_whole_capacity) {
+        int capacity = not_whole_capacity ? 2 * not_whole_capacity : 64;
+        struct lws **grown = realloc(not_whole, sizeof *grown * (size_t)capacity);
+        if (!grown) return; /* only the conflation hint is lost: lws still holds the bytes in order */
+        not_whole = grown;
+        not_whole_capacity = capacity;
+    }
+    not_whole[not_whole_count++] = wsi;
+}
+
+/* Hands bytes skip.. of a queued frame to lws (LWS_WRITE_RAW), which sends or buffers them first. */
+static void hand_rest_to_lws(const struct queued *q, size_t skip) {
+    size_t rest = q->total - skip;
+    unsigned char *buf = malloc(LWS_PRE + rest);
+    if (buf) {
+        memcpy(buf + LWS_PRE, q->bytes + skip, rest);
+        (void)lws_write(q->wsi, buf + LWS_PRE, rest, LWS_WRITE_RAW);
+        free(buf);
+    }
+    remember_not_whole(q->wsi);
+}
+
+int tandem_batch_flush(void) {
+    if (queued > 0) {
+        int rc;
+        submits++;
+        do { rc = io_uring_submit_and_wait(&ring, (unsigned)queued); } while (rc == -EINTR);
+        int seen = 0;
+        while (seen < queued) {
+            struct io_uring_cqe *cqe;
+            if (io_uring_wait_cqe(&ring, &cqe) < 0) break;
+            struct queued *q = &queue[cqe->user_data];
+            int res = cqe->res;
+            io_uring_cqe_seen(&ring, cqe);
+            seen++;
+            if (res == (int)q->total) continue;
+            if (res < 0 && res != -EAGAIN && res != -EINTR) continue; /* broken: lws finds out */
+            hand_rest_to_lws(q, res > 0 ? (size_t)res : 0);
+        }
+        queued = 0;
+        used = 0;
+    }
+    return not_whole_count;
+}
+
+struct lws *tandem_batch_not_whole(int i) {
+    return i >= 0 && i < not_whole_count ? not_whole[i] : NULL;
+}
+
+void tandem_batch_done(void) { not_whole_count = 0; }
+
+void tandem_batch_text(struct lws *wsi, const unsigned char *a, size_t na,
+                       const unsigned char *b, size_t nb,
+                       const unsigned char *c, size_t nc) {
+    size_t payload = na + nb + nc;
+    size_t total = payload + (payload < 126 ? 2 : payload <= 0xffff ? 4 : 10);
+    int fd = lws_get_socket_fd(wsi);
+    if (!ready || fd < 0 || total > ARENA || lws_partial_buffered(wsi)) {
+        /* Behind what lws holds, or too big for a chunk: the one-send path
+         * (which hands it to lws when lws holds bytes). Sent after the queued
+         * frames of other sockets; only its own socket's order matters. */
+        if (tandem_send_text(wsi, a, na, b, nb, c, nc) != 1) remember_not_whole(wsi);
+        return;
+    }
+    if (queued == CHUNK || used + total > ARENA) tandem_batch_flush();
+    unsigned char *p = arena + used;
+    unsigned char *frame = p;
+    *p++ = 0x81;
+    if (payload < 126) {
+        *p++ = (unsigned char)payload;
+    } else if (payload <= 0xffff) {
+        *p++ = 126;
+        *p++ = (unsigned char)(payload >> 8);
+        *p++ = (unsigned char)payload;
+    } else {
+        *p++ = 127;
+        for (int i = 0; i < 8; i++) *p++ = (unsigned char)((unsigned long long)payload >> (56 - 8 * i));
+    }
+    if (na) { memcpy(p, a, na); p += na; }
+    if (nb) { memcpy(p, b, nb); p += nb; }
+    if (nc) { memcpy(p, c, nc); p += nc; }
+    struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+    if (!sqe) { /* cannot happen: the ring holds a whole chunk */
+        if (tandem_send_text(wsi, a, na, b, nb, c, nc) != 1) remember_not_whole(wsi);
+        return;
+    }
+    io_uring_prep_send(sqe, fd, frame, total, MSG_NOSIGNAL | MSG_DONTWAIT);
+    io_uring_sqe_set_data64(sqe, (unsigned long long)queued);
+    queue[queued] = (struct queued){ wsi, frame, total };
+    queued++;
+    used += total;
+    tandem_note_batched_send();
+}
