@@ -21,11 +21,20 @@
 //       lateRounds: rounds whose start time had already passed when the
 //       previous round's sends were done (the sender could not keep up).
 //
+//   /tmp/send_floor SIZE CONNS ROUND_MS ROUNDS uring
+//       (built with -DWITH_URING ... -luring, Debian liburing-dev) the same
+//       rounds, each round's sends submitted through io_uring in chunks of
+//       256 (one io_uring_enter each) as `tandem --sends io_uring` does. The
+//       JSON line then carries "sends":"io_uring".
+//
 // The sender is pinned to core 0 and the reader to core 1 (`make bench` also
 // runs it under `taskset -c 0`). The sender's CPU is user+sys from
 // getrusage(RUSAGE_SELF), over the measured sends only; TCP_NODELAY is set on
 // the sender's sockets. RLIMIT_NOFILE is raised to its hard limit first.
 #define _GNU_SOURCE
+#ifdef WITH_URING
+#include <liburing.h>
+#endif
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -125,7 +134,24 @@ static int before(const struct timespec *a,const struct timespec *b){
  return a->tv_sec<b->tv_sec || (a->tv_sec==b->tv_sec && a->tv_nsec<b->tv_nsec);
 }
 
-static int rounds_mode(int size,int conns,double round_ms,int rounds){
+#ifdef WITH_URING
+// One round's sends through io_uring, in chunks of 256: what `tandem --sends io_uring` does.
+static void uring_round(struct io_uring *ring,const int *ss,int conns,const char *msg,int size){
+ for(int i=0;i<conns;){
+  int n=0;
+  for(;n<256 && i<conns;n++,i++){
+   struct io_uring_sqe *sqe=io_uring_get_sqe(ring);
+   io_uring_prep_send(sqe,ss[i],msg,size,MSG_NOSIGNAL|MSG_DONTWAIT);
+  }
+  io_uring_submit_and_wait(ring,n);
+  struct io_uring_cqe *cqe; unsigned head, seen=0;
+  io_uring_for_each_cqe(ring,head,cqe){ if(cqe->res!=size){fprintf(stderr,"send_floor: short io_uring send (%d)\n",cqe->res);exit(1);} seen++; }
+  io_uring_cq_advance(ring,seen);
+ }
+}
+#endif
+
+static int rounds_mode(int size,int conns,double round_ms,int rounds,int uring){
  int *cs=malloc(sizeof(int)*conns), *ss=malloc(sizeof(int)*conns);
  if(!cs||!ss){fprintf(stderr,"send_floor: out of memory\n");return 1;}
  connect_all(conns,cs,ss,1);
@@ -138,6 +164,12 @@ static int rounds_mode(int size,int conns,double round_ms,int rounds){
  for(int i=0;i<conns;i++) close(cs[i]);
  pin(0);
  char *msg=malloc(size); memset(msg,'x',size);
+#ifdef WITH_URING
+ struct io_uring ring;
+ if(uring && io_uring_queue_init(256,&ring,0)<0){fprintf(stderr,"send_floor: io_uring_queue_init failed\n");return 1;}
+#else
+ if(uring){fprintf(stderr,"send_floor: built without -DWITH_URING\n");return 2;}
+#endif
  struct rusage r0,r1; memset(&r0,0,sizeof r0);
  struct timespec next,now; clock_gettime(CLOCK_MONOTONIC,&next); add_ms(&next,100); // let the reader reach epoll_wait
  int late=0, total_rounds=WARMUP_ROUNDS+rounds;
@@ -145,6 +177,9 @@ static int rounds_mode(int size,int conns,double round_ms,int rounds){
   if(r>=WARMUP_ROUNDS){ clock_gettime(CLOCK_MONOTONIC,&now); if(!before(&now,&next)) late++; }
   while(clock_nanosleep(CLOCK_MONOTONIC,TIMER_ABSTIME,&next,0)==EINTR){}
   if(r==WARMUP_ROUNDS) getrusage(RUSAGE_SELF,&r0);
+#ifdef WITH_URING
+  if(uring){ uring_round(&ring,ss,conns,msg,size); add_ms(&next,round_ms); continue; }
+#endif
   for(int i=0;i<conns;i++){
    ssize_t off=0;
    while(off<size){
@@ -161,17 +196,18 @@ static int rounds_mode(int size,int conns,double round_ms,int rounds){
  if(!WIFEXITED(status) || WEXITSTATUS(status)!=0){fprintf(stderr,"send_floor: the reader failed\n");return 1;}
  double us=cpu_seconds(&r0,&r1)/((double)rounds*conns)*1e6;
  printf("%d-byte sends over %d connections in rounds %g ms apart: %.2f us of sender CPU per send\n",size,conns,round_ms,us);
- printf("{\"size\":%d,\"connections\":%d,\"roundMs\":%g,\"rounds\":%d,\"lateRounds\":%d,\"usPerSend\":%.3f}\n",
-        size,conns,round_ms,rounds,late,us);
+ printf("{\"size\":%d,\"connections\":%d,\"roundMs\":%g,\"rounds\":%d,\"lateRounds\":%d,\"usPerSend\":%.3f%s}\n",
+        size,conns,round_ms,rounds,late,us,uring?",\"sends\":\"io_uring\"":"");
  return 0;
 }
 
 int main(int argc,char**argv){
  int size=argc>1?atoi(argv[1]):370; int conns=argc>2?atoi(argv[2]):1000;
  raise_nofile();
- if(size<1 || conns<1){fprintf(stderr,"usage: send_floor SIZE CONNS [ROUND_MS [ROUNDS]]\n");return 2;}
+ if(size<1 || conns<1){fprintf(stderr,"usage: send_floor SIZE CONNS [ROUND_MS [ROUNDS [uring]]]\n");return 2;}
  if(argc<=3) return back_to_back(size,conns);
  double round_ms=atof(argv[3]); int rounds=argc>4?atoi(argv[4]):DEFAULT_ROUNDS;
  if(!(round_ms>0) || rounds<1){fprintf(stderr,"usage: send_floor SIZE CONNS [ROUND_MS [ROUNDS]]\n");return 2;}
- return rounds_mode(size,conns,round_ms,rounds);
+ int uring=argc>5 && strcmp(argv[5],"uring")==0;
+ return rounds_mode(size,conns,round_ms,rounds,uring);
 }
