@@ -94,17 +94,16 @@ struct lws *tandem_batch_not_whole(int i) {
 
 void tandem_batch_done(void) { not_whole_count = 0; }
 
-void tandem_batch_text(struct lws *wsi, const unsigned char *a, size_t na,
+void tandem_batch_text(struct lws *wsi, int fd, const unsigned char *a, size_t na,
                        const unsigned char *b, size_t nb,
                        const unsigned char *c, size_t nc) {
     size_t payload = na + nb + nc;
     size_t total = payload + (payload < 126 ? 2 : payload <= 0xffff ? 4 : 10);
-    int fd = lws_get_socket_fd(wsi);
     if (!ready || fd < 0 || total > ARENA || lws_partial_buffered(wsi)) {
         /* Behind what lws holds, or too big for a chunk: the one-send path
          * (which hands it to lws when lws holds bytes). Sent after the queued
          * frames of other sockets; only its own socket's order matters. */
-        if (tandem_send_text(wsi, a, na, b, nb, c, nc) != 1) remember_not_whole(wsi);
+        if (tandem_send_text(wsi, fd, a, na, b, nb, c, nc) != 1) remember_not_whole(wsi);
         return;
     }
     if (queued == CHUNK || used + total > ARENA) tandem_batch_flush();
@@ -126,7 +125,7 @@ void tandem_batch_text(struct lws *wsi, const unsigned char *a, size_t na,
     if (nc) { memcpy(p, c, nc); p += nc; }
     struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
     if (!sqe) { /* cannot happen: the ring holds a whole chunk */
-        if (tandem_send_text(wsi, a, na, b, nb, c, nc) != 1) remember_not_whole(wsi);
+        if (tandem_send_text(wsi, fd, a, na, b, nb, c, nc) != 1) remember_not_whole(wsi);
         return;
     }
     io_uring_prep_send(sqe, fd, frame, total, MSG_NOSIGNAL | MSG_DONTWAIT);

@@ -55,7 +55,7 @@ static int hand_to_lws(struct lws *wsi, const struct iovec *iov, int count, size
     return written < 0 ? -1 : 0;
 }
 
-int tandem_send_text(struct lws *wsi, const unsigned char *a, size_t na,
+int tandem_send_text(struct lws *wsi, int fd, const unsigned char *a, size_t na,
                      const unsigned char *b, size_t nb,
                      const unsigned char *c, size_t nc) {
     unsigned char header[10];
@@ -65,7 +65,6 @@ int tandem_send_text(struct lws *wsi, const unsigned char *a, size_t na,
         { header, nh }, { (void *)a, na }, { (void *)b, nb }, { (void *)c, nc },
     };
     size_t total = nh + payload;
-    int fd = lws_get_socket_fd(wsi);
     if (fd < 0) return -1;
     if (lws_partial_buffered(wsi)) return hand_to_lws(wsi, iov, 4, 0, total);
     ssize_t sent;

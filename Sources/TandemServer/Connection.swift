@@ -1,3 +1,4 @@
+import CLibWebSockets
 import TandemAuth
 import TandemCore
 import TandemWire
@@ -9,6 +10,8 @@ final class Connection {
     let session: UInt64
     /// The lws connection (`struct lws *`).
     let wsi: OpaquePointer
+    /// Its socket, kept so that a frame's send does not ask lws for it.
+    let fd: Int32
     /// The id the room knows this client by.
     let client: ClientID
     /// The room it joined; `nil` while being turned away (unknown room, shutdown).
@@ -54,6 +57,7 @@ final class Connection {
     init(session: UInt64, wsi: OpaquePointer, client: ClientID) {
         self.session = session
         self.wsi = wsi
+        fd = lws_get_socket_fd(wsi)
         self.client = client
     }
 }

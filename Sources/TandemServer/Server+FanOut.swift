@@ -89,7 +89,7 @@ extension Server {
             case .own:
                 sendNextFrame(connection, in: host, batched: batching)
             case let .shared(ack, present):
-                let (bytes, whole) = frame.send(to: connection.wsi, ack: ack, present: present, batched: batching, encoder: &host.encoder)
+                let (bytes, whole) = frame.send(to: connection.wsi, fd: connection.fd, ack: ack, present: present, batched: batching, encoder: &host.encoder)
                 if !whole { connection.lwsMayHold = true }
                 metrics.framesOut += 1
                 metrics.bytesOut += bytes

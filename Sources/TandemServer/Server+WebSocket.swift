@@ -198,9 +198,9 @@ extension Server {
     /// writes next), under TLS through lws.
     private func send(_ bytes: [UInt8], to connection: Connection, batched: Bool = false) {
         if batched {
-            bytes.withUnsafeBufferPointer { tandem_batch_text(connection.wsi, $0.baseAddress, $0.count, nil, 0, nil, 0) }
+            bytes.withUnsafeBufferPointer { tandem_batch_text(connection.wsi, connection.fd, $0.baseAddress, $0.count, nil, 0, nil, 0) }
         } else if directWrites {
-            let sent = bytes.withUnsafeBufferPointer { tandem_send_text(connection.wsi, $0.baseAddress, $0.count, nil, 0, nil, 0) }
+            let sent = bytes.withUnsafeBufferPointer { tandem_send_text(connection.wsi, connection.fd, $0.baseAddress, $0.count, nil, 0, nil, 0) }
             if sent != 1 { connection.lwsMayHold = true }
         } else {
             write(connection.wsi, bytes)

@@ -28,17 +28,17 @@ struct SharedFrame {
     /// the socket took the whole frame at once (else lws holds some of it).
     /// With `batched`, the frame is queued in the round's io_uring batch
     /// (sent by `tandem_batch_flush`; `whole` is then reported there).
-    mutating func send(to wsi: OpaquePointer, ack: Int, present: Int?, batched: Bool, encoder: inout UpdateEncoder) -> (bytes: Int, whole: Bool) {
+    mutating func send(to wsi: OpaquePointer, fd: Int32, ack: Int, present: Int?, batched: Bool, encoder: inout UpdateEncoder) -> (bytes: Int, whole: Bool) {
         let tail = self.tail(withPresent: present != nil, encoder: &encoder)
         return Self.withDecimal(ack) { digits in
             head.withUnsafeBufferPointer { h in
                 tail.withUnsafeBufferPointer { t in
                     let bytes = h.count + digits.count + t.count
                     if batched {
-                        tandem_batch_text(wsi, h.baseAddress, h.count, digits.baseAddress, digits.count, t.baseAddress, t.count)
+                        tandem_batch_text(wsi, fd, h.baseAddress, h.count, digits.baseAddress, digits.count, t.baseAddress, t.count)
                         return (bytes, true)
                     }
-                    let sent = tandem_send_text(wsi, h.baseAddress, h.count, digits.baseAddress, digits.count, t.baseAddress, t.count)
+                    let sent = tandem_send_text(wsi, fd, h.baseAddress, h.count, digits.baseAddress, digits.count, t.baseAddress, t.count)
                     return (bytes, sent == 1)
                 }
             }

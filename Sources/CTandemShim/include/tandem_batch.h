@@ -17,7 +17,7 @@ int tandem_batch_open(void);
 /* Queues one text frame whose payload is a, b and c (as tandem_send_text).
  * When lws holds unsent bytes of the connection the frame goes behind them
  * at once instead. A full chunk is sent before queueing more. */
-void tandem_batch_text(struct lws *wsi, const unsigned char *a, size_t na,
+void tandem_batch_text(struct lws *wsi, int fd, const unsigned char *a, size_t na,
                        const unsigned char *b, size_t nb,
                        const unsigned char *c, size_t nc);
 
