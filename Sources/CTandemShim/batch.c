@@ -1,5 +1,6 @@
 #include "tandem_batch.h"
 #include "tandem_send.h"
+#include "send_internal.h"
 
 #include <errno.h>
 #include <liburing.h>
@@ -53,15 +54,10 @@ static void remember_not_whole(struct lws *wsi) {
     not_whole[not_whole_count++] = wsi;
 }
 
-/* Hands bytes skip.. of a queued frame to lws (LWS_WRITE_RAW), which sends or buffers them first. */
+/* Hands bytes skip.. of a queued frame to lws, which sends or buffers them first. */
 static void hand_rest_to_lws(const struct queued *q, size_t skip) {
-    size_t rest = q->total - skip;
-    unsigned char *buf = malloc(LWS_PRE + rest);
-    if (buf) {
-        memcpy(buf + LWS_PRE, q->bytes + skip, rest);
-        (void)lws_write(q->wsi, buf + LWS_PRE, rest, LWS_WRITE_RAW);
-        free(buf);
-    }
+    struct iovec whole = { q->bytes, q->total };
+    (void)tandem_hand_to_lws(q->wsi, &whole, 1, skip, q->total);
     remember_not_whole(q->wsi);
 }
 
@@ -97,8 +93,10 @@ void tandem_batch_done(void) { not_whole_count = 0; }
 void tandem_batch_text(struct lws *wsi, int fd, const unsigned char *a, size_t na,
                        const unsigned char *b, size_t nb,
                        const unsigned char *c, size_t nc) {
+    unsigned char header[10];
     size_t payload = na + nb + nc;
-    size_t total = payload + (payload < 126 ? 2 : payload <= 0xffff ? 4 : 10);
+    size_t nh = tandem_frame_header(header, payload);
+    size_t total = nh + payload;
     if (!ready || fd < 0 || total > ARENA || lws_partial_buffered(wsi)) {
         /* Behind what lws holds, or too big for a chunk: the one-send path
          * (which hands it to lws when lws holds bytes). Sent after the queued
@@ -109,17 +107,8 @@ void tandem_batch_text(struct lws *wsi, int fd, const unsigned char *a, size_t n
     if (queued == CHUNK || used + total > ARENA) tandem_batch_flush();
     unsigned char *p = arena + used;
     unsigned char *frame = p;
-    *p++ = 0x81;
-    if (payload < 126) {
-        *p++ = (unsigned char)payload;
-    } else if (payload <= 0xffff) {
-        *p++ = 126;
-        *p++ = (unsigned char)(payload >> 8);
-        *p++ = (unsigned char)payload;
-    } else {
-        *p++ = 127;
-        for (int i = 0; i < 8; i++) *p++ = (unsigned char)((unsigned long long)payload >> (56 - 8 * i));
-    }
+    memcpy(p, header, nh);
+    p += nh;
     if (na) { memcpy(p, a, na); p += na; }
     if (nb) { memcpy(p, b, nb); p += nb; }
     if (nc) { memcpy(p, c, nc); p += nc; }

@@ -1,4 +1,5 @@
 #include "tandem_send.h"
+#include "send_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -15,8 +16,7 @@ unsigned long long tandem_direct_sends(void) { return direct_sends; }
 unsigned long long tandem_frames_handed_to_lws(void) { return handed_to_lws; }
 void tandem_note_batched_send(void) { direct_sends++; }
 
-/* Writes the frame header of a final text frame of `len` payload bytes; returns its length. */
-static size_t frame_header(unsigned char *h, size_t len) {
+size_t tandem_frame_header(unsigned char *h, size_t len) {
     h[0] = 0x81; /* FIN, text */
     if (len < 126) {
         h[1] = (unsigned char)len;
@@ -33,9 +33,7 @@ static size_t frame_header(unsigned char *h, size_t len) {
     return 10;
 }
 
-/* Hands bytes `skip`.. of the frame (header h, then a, b, c) to lws, which
- * sends or buffers them ahead of anything else on the connection. */
-static int hand_to_lws(struct lws *wsi, const struct iovec *iov, int count, size_t skip, size_t total) {
+int tandem_hand_to_lws(struct lws *wsi, const struct iovec *iov, int count, size_t skip, size_t total) {
     size_t rest = total - skip;
     unsigned char *buf = malloc(LWS_PRE + rest);
     if (!buf) return -1;
@@ -60,15 +58,15 @@ int tandem_send_text(struct lws *wsi, int fd, const unsigned char *a, size_t na,
                      const unsigned char *c, size_t nc) {
     unsigned char header[10];
     size_t payload = na + nb + nc;
-    size_t nh = frame_header(header, payload);
+    size_t nh = tandem_frame_header(header, payload);
     struct iovec iov[4] = {
         { header, nh }, { (void *)a, na }, { (void *)b, nb }, { (void *)c, nc },
     };
     size_t total = nh + payload;
     if (fd < 0) return -1;
-    if (lws_partial_buffered(wsi)) return hand_to_lws(wsi, iov, 4, 0, total);
+    if (lws_partial_buffered(wsi)) return tandem_hand_to_lws(wsi, iov, 4, 0, total);
     ssize_t sent;
-    if (total <= sizeof(unsigned char[CONTIGUOUS])) {
+    if (total <= CONTIGUOUS) {
         /* A usual frame: joined on the stack and sent with send(), which the
          * kernel takes in faster than sendmsg()'s four-piece vector. */
         unsigned char frame[CONTIGUOUS];
@@ -91,5 +89,5 @@ int tandem_send_text(struct lws *wsi, int fd, const unsigned char *a, size_t na,
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
         sent = 0;
     }
-    return hand_to_lws(wsi, iov, 4, (size_t)sent, total);
+    return tandem_hand_to_lws(wsi, iov, 4, (size_t)sent, total);
 }

@@ -25,7 +25,7 @@ final class Metrics {
     /// Fan-out rounds started (docs/architecture.md, "Fan-out rounds"), and the members they wrote or armed.
     var fanoutRounds = 0
     var fanoutArmed = 0
-    /// How long fan-out rounds took, from arming their members to writing the last one.
+    /// What fan-out rounds cost: the pass over a room's members that writes (under TLS, arms) them.
     var fanoutRound = Histogram(bounds: [0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1])
     /// From the arrival of the message that made a commit to the write of each frame carrying it.
     var commitDelivery = Histogram(bounds: [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5])

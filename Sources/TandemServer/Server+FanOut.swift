@@ -27,6 +27,13 @@ enum FanOut {
     static let early = 0.001
 }
 
+extension RoomHost {
+    /// Whether its next round may start at `now` (or is less than `FanOut.early` away).
+    func mayStartRound(at now: Moment) -> Bool {
+        now.seconds(since: nextRound) >= -FanOut.early
+    }
+}
+
 extension Server {
     /// Something every member of `host`'s room should see changed: a round
     /// now if the room's last round began at least a period ago, or else when it will have.
@@ -41,7 +48,7 @@ extension Server {
     /// the transaction (writeCommits).
     func requestFlush(_ host: RoomHost, at now: Moment) {
         guard host.dirty, !host.room.withholdingFrames else { return }
-        let due = now.seconds(since: host.nextRound) >= -FanOut.early ? now : host.nextRound
+        let due = host.mayStartRound(at: now) ? now : host.nextRound
         if host.flushDue.map({ due < $0 }) ?? true {
             scheduleFlush(host, at: due)
         }
@@ -173,7 +180,7 @@ extension Server {
         for host in due {
             host.flushDue = nil
             guard host.dirty, !host.room.withholdingFrames else { continue }
-            if now.seconds(since: host.nextRound) >= -FanOut.early {
+            if host.mayStartRound(at: now) {
                 startRound(host, at: now)
             } else {
                 scheduleFlush(host, at: host.nextRound)
