@@ -22,6 +22,9 @@ public enum RejectCode: String, Sendable, Hashable, CaseIterable {
     case unauthorized
     /// No preset of that name in the room (a `preset` recall, rename or delete; docs/presets.md).
     case unknownPreset = "unknown_preset"
+    /// Cluster mode only: the room's owner or its storage (Redis) could not be
+    /// reached, so nothing changed; sending again later may work (docs/scale-out.md).
+    case unavailable
 }
 
 /// A refused message: it changed nothing, and the connection stays open.
