@@ -128,7 +128,7 @@ struct RelayReader {
         do {
             json = try JSONParser.parse(bytes[range], maxDepth: 2)
         } catch {
-            throw self.error("\(what()) is not JSON (\(error.reason))", at: start)
+            throw self.error("\(what()) for control \(control.id) is not JSON (\(error.reason))", at: start)
         }
         switch validator.check(control: control.id, state: json) {
         case let .success(state): return state

@@ -11,6 +11,12 @@ final class ByteBuilder {
         return self
     }
 
+    @discardableResult
+    func raw(contentsOf b: [UInt8]) -> Self {
+        bytes += b
+        return self
+    }
+
     /// `uint`: unsigned LEB128.
     @discardableResult
     func uint(_ value: UInt64) -> Self {
