@@ -193,7 +193,7 @@ struct RelayRefusalTests {
             #expect(error?.description.contains("at byte") == true)
         }
         // The same bodies with good tags decode, so the refusals above are the tags'.
-        let good = delta { $0.int(1).uint(0).uint(1).int(3).string("gain").raw(9 - 9).string("c").raw(3).string(#"{"value":0.5}"#).uint(0).uint(0).int(0).raw(1).uint(0).uint(1).string("c").int(1).raw(10).string("m").raw(0).uint(0) }
+        let good = delta { $0.int(1).uint(0).uint(1).int(3).string("gain").raw(0).string("c").raw(3).string(#"{"value":0.5}"#).uint(0).uint(0).int(0).raw(1).uint(0).uint(1).string("c").int(1).raw(10).string("m").raw(0).uint(0) }
         #expect((try? RelayCodec.decodePublication(good, schema: .demo)) != nil)
     }
 

@@ -114,13 +114,13 @@ enum Fixtures {
     /// A publication of each kind for each room, plus empty ones.
     static func publications(in schema: RoomSchema) -> [RelayPublication] {
         [
-            (.delta(epoch: 3, sequence: 1, owner: "node-a", fullDelta(in: schema))),
-            (.delta(epoch: 0, sequence: 0, owner: "", RoomDelta(revision: 0, present: 0))),
-            (.delta(epoch: -5, sequence: Int.max, owner: "n", RoomDelta(revision: Int.min, present: -1))),
-            (.snapshot(epoch: 3, sequence: 2, owner: "node-b", fullSnapshot(in: schema))),
-            (.snapshot(epoch: Int.max, sequence: 1, owner: "node-ü", RoomSnapshot(
+            .delta(epoch: 3, sequence: 1, owner: "node-a", fullDelta(in: schema)),
+            .delta(epoch: 0, sequence: 0, owner: "", RoomDelta(revision: 0, present: 0)),
+            .delta(epoch: -5, sequence: Int.max, owner: "n", RoomDelta(revision: Int.min, present: -1)),
+            .snapshot(epoch: 3, sequence: 2, owner: "node-b", fullSnapshot(in: schema)),
+            .snapshot(epoch: Int.max, sequence: 1, owner: "node-ü", RoomSnapshot(
                 revision: 0, controls: schema.controls.map { CommittedControl(state: $0.initial, revision: 0, by: nil) },
-                gestures: [], peers: [], present: 0))),
+                gestures: [], peers: [], present: 0)),
         ]
     }
 
