@@ -79,3 +79,10 @@ let package = Package(
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemCore", "TandemWire", "TandemTestSupport"]),
     ]
 )
+
+// Issue 14: the messages between cluster nodes and their binary codec (docs/relay-format.md).
+package.targets += [
+    // Relay requests to a room's owner and the owner's publications, encoded for Redis pub/sub.
+    .target(name: "TandemRelay", dependencies: ["TandemCore", "TandemWire"]),
+    .testTarget(name: "TandemRelayTests", dependencies: ["TandemRelay", "TandemCore", "TandemWire", "TandemTestSupport"]),
+]

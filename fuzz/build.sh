@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer targets into .build/fuzz/, outside the SwiftPM build.
 #
-# TandemCore and TandemWire are compiled straight from Sources/ (never
+# TandemCore, TandemWire and TandemRelay are compiled straight from Sources/ (never
 # copied) as static libraries instrumented for libFuzzer and AddressSanitizer,
 # in dependency order; each target in fuzz/<Target>/ is then linked against
 # them with the shared checks in fuzz/Support/. Only public API is used, as a
@@ -45,14 +45,15 @@ library() {
 
 library TandemCore
 library TandemWire "$OUT/libTandemCore.a"
+library TandemRelay "$OUT/libTandemWire.a"
 
-TARGETS=${*:-MessageDecoder SchemaDecoder RoomEngine}
+TARGETS=${*:-MessageDecoder SchemaDecoder RoomEngine RelayCodec}
 for target in $TARGETS; do
-    if stale "$OUT/$target" "fuzz/$target" fuzz/Support "$OUT/libTandemCore.a" "$OUT/libTandemWire.a"; then
+    if stale "$OUT/$target" "fuzz/$target" fuzz/Support "$OUT/libTandemCore.a" "$OUT/libTandemWire.a" "$OUT/libTandemRelay.a"; then
         echo "fuzz: building $target"
         # shellcheck disable=SC2046,SC2086
         "$SWIFTC" $FLAGS -module-name "${target}Fuzz" -I "$MODULES" \
             $(find "fuzz/$target" fuzz/Support -name '*.swift' | sort) \
-            -L "$OUT" -lTandemWire -lTandemCore -lm -o "$OUT/$target"
+            -L "$OUT" -lTandemRelay -lTandemWire -lTandemCore -lm -o "$OUT/$target"
     fi
 done

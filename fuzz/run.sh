@@ -19,6 +19,8 @@ case $target in
     SchemaDecoder) options="-max_len=8192 -dict=fuzz/json.dict" ;;
     # About four bytes a step: 2 KB is a session of some 500 messages, joins and frames.
     RoomEngine) options="-max_len=2048" ;;
+    # A relay payload: a request is a client frame plus a few ids; 4 KB holds deltas of dozens of changes.
+    RelayCodec) options="-max_len=4096" ;;
     *) echo "fuzz/run.sh: unknown target $target" >&2; exit 2 ;;
 esac
 scratch=.build/fuzz/corpus/$target
