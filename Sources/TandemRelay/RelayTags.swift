@@ -91,6 +91,7 @@ extension RejectCode {
         case .rateLimited: 8
         case .unauthorized: 9
         case .unknownPreset: 10
+        case .unavailable: 11
         }
     }
 
@@ -107,6 +108,7 @@ extension RejectCode {
         case 8: self = .rateLimited
         case 9: self = .unauthorized
         case 10: self = .unknownPreset
+        case 11: self = .unavailable
         default: return nil
         }
     }

@@ -147,11 +147,11 @@ struct RejectCodeTests {
         #expect(u.ack == 10)
     }
 
-    @Test("the protocol's reject codes are exactly the ten of v1.1 and presets' unknown_preset")
+    @Test("the protocol's reject codes are exactly the ten of v1.1, presets' unknown_preset and the cluster's unavailable")
     func codesMatchTheProtocol() {
         #expect(Set(RejectCode.allCases.map(\.rawValue)) == [
             "bad_message", "unknown_control", "unknown_thumb", "bad_value", "read_only",
-            "busy", "no_gesture", "forbidden", "rate_limited", "unauthorized", "unknown_preset",
+            "busy", "no_gesture", "forbidden", "rate_limited", "unauthorized", "unknown_preset", "unavailable",
         ])
     }
 }

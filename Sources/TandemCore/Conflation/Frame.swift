@@ -42,6 +42,15 @@ public struct ControlChange: Sendable, Hashable {
     /// The change-log stamp: equal stamps mean identical content, so an encoder
     /// can encode each change once per flush and share the bytes between recipients.
     public var stamp: UInt64
+
+    public init(controlIndex: Int, control: String, state: ControlState, revision: Int, by: ClientID?, stamp: UInt64) {
+        self.controlIndex = controlIndex
+        self.control = control
+        self.state = state
+        self.revision = revision
+        self.by = by
+        self.stamp = stamp
+    }
 }
 
 /// A gesture entry in an update, with its change-log stamp (see `ControlChange.stamp`).

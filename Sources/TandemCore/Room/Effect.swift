@@ -46,4 +46,13 @@ public struct GestureEntry: Sendable, Hashable {
     /// The control's displayed state with this gesture's preview in it; a
     /// client draws the ghost from `state[thumb]`.
     public var state: ControlState
+
+    public init(controlIndex: Int, control: String, thumb: Thumb, by: ClientID, phase: DragPhase, state: ControlState) {
+        self.controlIndex = controlIndex
+        self.control = control
+        self.thumb = thumb
+        self.by = by
+        self.phase = phase
+        self.state = state
+    }
 }
