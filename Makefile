@@ -5,6 +5,8 @@
 #   make bench  the scenarios S1-S6 against tandem and the peers (bench/README.md)
 #   make fuzz   each libFuzzer target for FUZZ_SECONDS (docs/security.md#fuzzing)
 #   make autobahn  the Autobahn|Testsuite against the echo endpoint (docs/security.md)
+#   make cluster  Redis, NODES tandem nodes and HAProxy on http://localhost:CLUSTER_PORT
+#                 (docs/operations.md#running-a-cluster)
 #
 # Both install what they need themselves: Debian packages (libwebsockets and
 # libuv to build; for the tests also Chromium and its driver, docker-compose to
@@ -18,10 +20,15 @@ RUN_PKGS  := libwebsockets-dev libuv1-dev liburing-dev libsqlite3-dev libssl-dev
 TEST_PKGS := docker-compose chromium chromium-driver strace $(if $(shell command -v node),,nodejs)
 # The JavaScript client's WebSocket on Node 20 (Node 22 has a global one).
 TEST_PKGS += node-ws
+
+# Cluster mode (--redis): hiredis to build; Redis and HAProxy for its tests and `make cluster`.
+RUN_PKGS  += libhiredis-dev
+TEST_PKGS += redis-server haproxy
+CLUSTER_PKGS := redis-server haproxy
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-client-python test-client-js test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz
+.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-client-python test-client-js test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz cluster
 
 all: build
 
@@ -55,6 +62,17 @@ release: deps
 
 run: release
 	.build/release/tandem $(ARGS)
+
+# Redis (AOF on), NODES tandem nodes on CLUSTER_PORT+1.. and HAProxy on
+# CLUSTER_PORT, all on this machine from Debian's packages (scripts/cluster.py);
+# Ctrl-C stops them. Data and logs in data/cluster/. Flags for every node:
+# make cluster CLUSTER_ARGS="-- --auth-secret-file secrets/tandem_auth_secret".
+NODES        ?= 3
+CLUSTER_PORT ?= 8080
+CLUSTER_ARGS ?=
+cluster: release
+	$(call apt-install,$(CLUSTER_PKGS))
+	$(PYTHON) scripts/cluster.py --nodes $(NODES) --port $(CLUSTER_PORT) --binary .build/release/tandem $(CLUSTER_ARGS)
 
 test: test-deps venv test-swift test-web test-python test-client-python test-client-js test-e2e check-compose test-fuzz
 
