@@ -5,6 +5,21 @@
 ///
 /// Its `members` are the local members only (the node's connections); the
 /// people other nodes serve are `remotePeers`, shown and never given frames.
+///
+/// Where a view's frames can differ from a single node's (ReplicationTests
+/// checks equality everywhere else, turn by turn):
+/// - A view changes once per authority turn. Someone announced and gone
+///   within one turn (a rejoin under the same id, or a join and a leave the
+///   server read in the same turn) leaves no trace in the delta, so the view
+///   wakes nobody; a single node touched their peer item, which gave every
+///   member a frame carrying at least the new `present`. Nothing visible is lost.
+/// - A newcomer's welcome and `presentSeen` hold the count at the end of its
+///   turn, not at its join; the same whenever the turn held one join.
+/// - A delta whose only news is `present` (a quiet member left) is `isEmpty`:
+///   the server must still publish it, or the views' count lags.
+/// - `displayed(_:)`, `nextLapse` and `holdsAnything(_:)` know no live
+///   previews in a view (it holds no `Gesture`); frames and welcomes read
+///   gesture entries only, so they are unaffected.
 extension Room {
     /// Takes in what the authority published after a turn. `isLocal` tells
     /// which admitted members this node serves: they become local members
