@@ -20,6 +20,8 @@ struct Cluster {
     var now = Moment.seconds(1000)
     /// Nodes whose views miss the deltas (a lost subscription).
     var missing: Set<Int> = []
+    /// The reference's welcome of each member, as it was at its join.
+    private(set) var joinWelcomes: [ClientID: Welcome] = [:]
     private var seqs: [ClientID: Int] = [:]
     private var effects: [Effect] = []
     private var admitted: [Admission] = []
@@ -57,6 +59,7 @@ struct Cluster {
     @discardableResult
     mutating func join(_ client: ClientID, name: String, role: Role = .editor, on node: Int) -> Welcome {
         let (welcome, _) = reference.join(client, name: name, role: role, at: now)
+        joinWelcomes[client] = welcome
         effects += authority.join(client, name: name, role: role, at: now).1
         admitted.append(authority.admission(of: client)!)
         self.node[client] = node
@@ -121,16 +124,21 @@ struct Cluster {
     // MARK: a random turn
 
     /// One random turn of every kind of operation, from members on `nodes`
-    /// (joins land on `joinNodes`, by default the same), then `publish()`. Returns who joined.
+    /// (joins land on `joinNodes`, by default the same), then `publish()`
+    /// unless `publishing` is false (the turn goes on). Returns who joined.
     @discardableResult
-    mutating func randomTurn(_ random: inout SplitMix64, nodes: [Int], joinNodes: [Int]? = nil, maxMembers: Int = 10) -> ClientID? {
+    mutating func randomTurn(_ random: inout SplitMix64, nodes: [Int], joinNodes: [Int]? = nil, maxMembers: Int = 10,
+                             publishing: Bool = true) -> ClientID? {
         let joinNodes = joinNodes ?? nodes
         now = now.adding(seconds: Double(random.next() % 50) / 1000)
         let senders = present.filter { nodes.contains(node[$0]!) }
         var joined: ClientID?
         let roll = random.next() % 100
         if roll < 8 || senders.isEmpty {
-            guard present.count < maxMembers else { publish(); return nil }
+            guard present.count < maxMembers else {
+                if publishing { publish() }
+                return nil
+            }
             joins += 1
             let id = ClientID("m\(joins)")
             let names = ["Ann", "Bo", "Cy", " Dee ", "Ann"]
@@ -165,7 +173,7 @@ struct Cluster {
             default: break
             }
         }
-        publish()
+        if publishing { publish() }
         return joined
     }
 
