@@ -13,8 +13,10 @@
 ///   server read in the same turn) leaves no trace in the delta, so the view
 ///   wakes nobody; a single node touched their peer item, which gave every
 ///   member a frame carrying at least the new `present`. Nothing visible is lost.
-/// - A newcomer's welcome and `presentSeen` hold the count at the end of its
-///   turn, not at its join; the same whenever the turn held one join.
+/// - A newcomer's welcome shows the room at the end of its turn: what a
+///   single node sends it as a welcome at its join plus a first frame with
+///   the rest of the turn comes as one welcome. The same when its join was
+///   the turn's last change.
 /// - A delta whose only news is `present` (a quiet member left) is `isEmpty`:
 ///   the server must still publish it, or the views' count lags.
 /// - `displayed(_:)`, `nextLapse` and `holdsAnything(_:)` know no live
