@@ -231,6 +231,50 @@ struct ReplicationTests {
         #expect(cluster.views[1].nextFrame(for: "b") == nil)
     }
 
+    @Test("a new owner: the view resyncs to its snapshot, its members re-register with their acks and keep their frames")
+    func ownerChange() {
+        var cluster = Cluster(nodes: 1, limits: RoomLimits())
+        var models: [ClientID: ClientModel] = [:]
+        for id in ["a", "b"] as [ClientID] {
+            cluster.join(id, name: id.rawValue.uppercased(), on: 0)
+            cluster.publish()
+            models[id] = ClientModel(cluster.views[0].welcome(for: id))
+        }
+        cluster.send("a", .set(control: "gain", thumb: nil, value: .number(0.7)))
+        cluster.send("a", .drag(control: "pan", thumb: nil, phase: .begin, pointer: nil))
+        cluster.publish()
+        func drain(_ view: inout Room) {
+            for id in ["a", "b"] as [ClientID] {
+                while let frame = view.nextFrame(for: id) { models[id]?.take(frame) }
+            }
+        }
+        drain(&cluster.views[0])
+        // The old owner is gone; the new one is built from storage: no members, no gestures.
+        let old = cluster.authority
+        var owner = Room(schema: old.schema, committed: old.committed, revisions: old.revisions, revision: old.revision)
+        owner.mode = .authority
+        var view = cluster.views[0]
+        view.absorb(owner.snapshotForViews, isLocal: { _ in true })
+        #expect(view.localMemberCount == 2 && view.peers.isEmpty && view.present == 0)
+        drain(&view)
+        #expect(models["b"]?.live.isEmpty == true, "a's drag ended as a cancel")
+        var delta = owner.publishDelta()
+        for (id, ack) in [("a", 2), ("b", 0)] as [(ClientID, Int)] {
+            let (admission, effects) = owner.register(id, name: id.rawValue.uppercased(), role: .editor, ack: ack, at: cluster.now)
+            #expect(effects == [.joined(admission.peer)] && admission.ack == ack)
+            delta = owner.publishDelta()
+            delta.admitted = [admission]
+            view.absorb(delta, isLocal: { _ in true })
+        }
+        #expect(view.peers.map(\.client) == ["a", "b"] && view.present == 2)
+        drain(&view)
+        for id in ["a", "b"] as [ClientID] {
+            #expect(models[id]?.seen(by: id) == ClientModel(of: owner).seen(by: id), "\(id)")
+        }
+        #expect(owner.apply(ClientMessage(seq: 2, .undo), from: "a", at: cluster.now).rejects.map(\.code) == [.badMessage])
+        #expect(view.snapshot == owner.snapshot)
+    }
+
     @Test("an authority forgets departed peers once a delta told them: 10,000 joins and leaves keep its log bounded")
     func authorityLogStaysBounded() {
         var authority = Room(schema: .demo)
