@@ -17,7 +17,7 @@ extension Room {
         guard let (cursor, ack, acked) = members[client]?.pending(upTo: log.stamp) else { return nil }
         var update = Update(revision: revision, ack: ack, changes: [], gestures: [], joined: [], left: [])
         collect(after: cursor, for: client, into: &update)
-        let present = members.count
+        let present = self.present
         members[client]?.caughtUp(to: log.stamp, present: present, into: &update)
         // Items can leave the log before this member saw them (someone who came
         // and went between two frames): then there is nothing to send.
@@ -70,7 +70,8 @@ extension Room {
         members[client]?.peer
     }
 
-    /// The number of people in the room.
+    /// The number of people in the room; in a view, of its local members
+    /// (`present` counts everyone).
     public var memberCount: Int { members.count }
 
     /// Whether `client` holds any thumb.

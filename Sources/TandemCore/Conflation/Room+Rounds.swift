@@ -46,7 +46,7 @@ extension Room {
         roundBase = log.stamp
         var update = Update(revision: revision, ack: 0, changes: [], gestures: [], joined: [], left: [])
         let peers = collect(after: base, for: nil, into: &update)
-        return RoundUpdate(base: base, stamp: log.stamp, update: update, present: members.count, peers: peers)
+        return RoundUpdate(base: base, stamp: log.stamp, update: update, present: present, peers: peers)
     }
 
     /// Takes `client`'s part in `round`: in step, its cursor moves to the
@@ -84,6 +84,8 @@ extension Room {
                 // past the limit) counts as gone for those who knew them.
                 if let present = members[id], present.announced {
                     update.joined.append(present.peer)
+                } else if let remote = remotePeers[id] {
+                    update.joined.append(remote.peer) // a view's peer served by another node
                 } else if let joinedAt = departed[id], joinedAt <= cursor {
                     update.left.append(id) // only people the recipient was told about
                 }

@@ -6,7 +6,11 @@ extension Room {
     /// newcomer's frames start after it. Past `limits.presence` announced
     /// people the newcomer joins quietly: nobody is told (no effect), it is
     /// only counted in `present`.
+    ///
+    /// A view takes members only from its authority (`absorb`): there it
+    /// changes nothing and returns the room's welcome without client fields.
     public mutating func join(_ client: ClientID, name: String, role: Role = .editor, at now: Moment) -> (Welcome, [Effect]) {
+        guard mode != .view else { return (welcome(for: nil), []) }
         var effects = expire(at: now)
         if members[client] != nil { effects += leave(client, at: now) }
         let announce = announced.count < limits.presence
@@ -22,7 +26,7 @@ extension Room {
         let stamp = announce ? log.touch(.peer(client)) : log.stamp
         var member = Member(peer: peer, role: role, cursor: stamp, joinedAt: stamp, announced: announce,
                             bucket: TokenBucket(burst: limits.burst))
-        member.presentSeen = members.count + 1
+        member.presentSeen = present + 1
         members[client] = member
         if announce {
             announced.append(client)
@@ -36,7 +40,9 @@ extension Room {
     /// Removes `client`: its gestures are cancelled for everyone, and others
     /// are told it left (when it was announced; then the longest-waiting quiet
     /// member, if any, is announced in its place).
+    /// A view changes nothing (see `dropLocal` and `absorb`).
     public mutating func leave(_ client: ClientID, at now: Moment) -> [Effect] {
+        guard mode != .view else { return [] }
         var effects = expire(at: now)
         guard let member = members[client] else { return effects }
         for s in member.holds.sorted() {
@@ -99,10 +105,13 @@ extension Room {
     public var snapshot: Welcome { welcome(for: nil) }
 
     /// Drops departed peers every member has been told about, so the log stays
-    /// bounded by the people present; amortised over many departures.
-    private mutating func forgetDeparted() {
+    /// bounded by the people present; amortised over many departures. An
+    /// authority's members never take frames: there, a departure is told once
+    /// a delta carried it (`publishDelta`). A view's remote peers are not its
+    /// members and hold nothing back.
+    mutating func forgetDeparted() {
         guard departed.count > 32 + members.count else { return }
-        let oldest = members.values.map(\.cursor).min() ?? log.stamp
+        let oldest = mode == .authority ? publishBase : members.values.map(\.cursor).min() ?? log.stamp
         for (client, _) in departed {
             if let stamp = log.stamp(of: .peer(client)), stamp <= oldest {
                 log.remove(.peer(client))

@@ -44,6 +44,18 @@ public struct Room: Sendable {
     public internal(set) var withholdingFrames = false
     /// The change-log stamp at the latest fan-out round (`openRound`).
     var roundBase: UInt64 = 0
+    /// The room's part in a cluster (docs/scale-out.md): a single node's room,
+    /// the owner's authority, or a node's view. The server sets it right after
+    /// building the room; a standalone room behaves exactly as before.
+    public var mode: ReplicaMode = .standalone
+    /// The change-log stamp at the authority's latest `publishDelta`, separate
+    /// from `roundBase`: a delta carries what changed since the previous one.
+    var publishBase: UInt64 = 0
+    /// A view's count of people present, as the authority last published it.
+    var viewPresent = 0
+    /// A view's announced people served by other nodes: shown to its members,
+    /// never given frames, never holding anything back from the log.
+    var remotePeers: [ClientID: RemotePeer] = [:]
 
     /// A room at its controls' initial states, revision 0.
     public init(schema: RoomSchema, limits: RoomLimits = RoomLimits()) {
@@ -78,11 +90,13 @@ public struct Room: Sendable {
     /// The people announced in the room, in the order they were announced:
     /// everyone, up to `limits.presence` people.
     public var peers: [Peer] {
-        announced.compactMap { members[$0]?.peer }
+        announced.compactMap { members[$0]?.peer ?? remotePeers[$0]?.peer }
     }
 
-    /// How many people are in the room, announced or not.
-    public var present: Int { members.count }
+    /// How many people are in the room, announced or not: in a view, the
+    /// authority's count (its members are on every node), else the members here.
+    /// Every count a frame or a welcome carries is read from it.
+    public var present: Int { mode == .view ? viewPresent : members.count }
 
     /// Whether `client` is in the room.
     public func contains(_ client: ClientID) -> Bool { members[client] != nil }
