@@ -77,5 +77,18 @@ let package = Package(
         .testTarget(name: "TandemStorageTests", dependencies: ["TandemStorage", "TandemCore", "TandemWire", "TandemTestSupport"]),
         .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemCore", "TandemAuth", "TandemTestSupport"]),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemCore", "TandemWire", "TandemTestSupport"]),
+        // Issue 14: a small async Redis client on the server's libuv loop (cluster mode).
+        // hiredis from Debian (libhiredis-dev), found by pkg-config.
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
+        // What Swift cannot import from hiredis: the libuv adapter, connect with a
+        // timeout and keepalive, argv commands with a C callback, uv timers.
+        .target(name: "CTandemRedis", dependencies: ["CHiredis"], linkerSettings: [.linkedLibrary("uv")]),
+        // The Redis client: commands, scripts, pub/sub, reconnects. Not the server's.
+        .target(name: "TandemRedis", dependencies: ["CHiredis", "CTandemRedis"]),
+        .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "CTandemRedis"]),
     ]
 )
