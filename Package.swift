@@ -78,10 +78,11 @@ let package = Package(
         .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemCore", "TandemAuth", "TandemTestSupport"]),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemCore", "TandemWire", "TandemTestSupport"]),
         // Issue 14: a small async Redis client on the server's libuv loop (cluster mode).
-        // hiredis from Debian (libhiredis-dev), found by pkg-config.
+        // hiredis from Debian (libhiredis-dev): headers in /usr/include, linked by the
+        // module map. Not found by pkg-config: hiredis.pc's -D_FILE_OFFSET_BITS=64 is a flag
+        // SwiftPM refuses with a warning on every build, and its -I is not needed.
         .systemLibrary(
             name: "CHiredis",
-            pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"])]
         ),
         // What Swift cannot import from hiredis: the libuv adapter, connect with a
