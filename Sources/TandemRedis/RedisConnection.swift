@@ -10,6 +10,14 @@
 ///   the loop, never inside `send`;
 /// - `stop()` gives every pending reply `.error("connection closed")` before it returns.
 ///
+/// Timeouts: connecting and the handshake (AUTH, SELECT, PING) get 1 s together. hiredis 0.14
+/// has no command timeout; a dead peer is noticed by TCP instead: keepalive probes an idle
+/// connection after 5 s (every 2 s, 3 times) and TCP_USER_TIMEOUT drops one whose writes go
+/// unacknowledged for 10 s; then pending replies get `connection lost`. A live Redis that
+/// stalls (a long script, SIGSTOP) is not noticed: its replies are simply late.
+///
+/// Host names are resolved on libuv's thread pool, so a slow DNS never blocks the loop.
+///
 /// From `start()` until `stop()` (or until the last reference goes) it stays alive by itself.
 public final class RedisConnection {
     public enum State: Equatable, Sendable {

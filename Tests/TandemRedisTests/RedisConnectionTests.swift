@@ -165,6 +165,36 @@ final class RedisConnectionTests: XCTestCase {
         XCTAssertEqual(redis.state, .down("connection closed"))
     }
 
+    func testStopInsideAReplyCallback() throws {
+        let redis = try connect()
+        var first: RedisReply?
+        var second: RedisReply?
+        redis.send(["PING"]) { reply in
+            first = reply
+            redis.stop()  // hiredis frees the context once this callback returns
+        }
+        redis.send(["BLPOP", "never", "0"]) { second = $0 }
+        XCTAssertTrue(loop.run(until: { second != nil }))
+        XCTAssertEqual(first, .status("PONG"))
+        XCTAssertEqual(second, .error("connection closed"))
+        XCTAssertEqual(redis.state, .down("connection closed"))
+        loop.run(for: 0.1)
+    }
+
+    func testDroppingTheLastReferenceStops() throws {
+        weak var gone: RedisConnection?
+        var pending: RedisReply?
+        do {
+            let redis = try connect()
+            gone = redis
+            redis.send(["BLPOP", "never", "0"]) { pending = $0 }
+            loop.run(for: 0.05)
+        }
+        XCTAssertNil(gone)
+        XCTAssertEqual(pending, .error("connection closed"))
+        loop.run(for: 0.1)
+    }
+
     func testCommandsSentWhileConnectingGoOutOnceReady() throws {
         let redis = RedisConnection(url: try RedisURL(parsing: server.url), loop: loop.loop, name: "early")
         defer { redis.stop() }
