@@ -1,4 +1,4 @@
-// hiredis as Swift sees it (Debian's libhiredis-dev 0.14, found by pkg-config):
+// hiredis as Swift sees it (Debian's libhiredis-dev 0.14, in /usr/include):
 // the reply type and the async context. The libuv adapter is static inline in
 // <hiredis/adapters/libuv.h>; CTandemRedis calls it from C.
 #include <hiredis/hiredis.h>
