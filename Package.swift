@@ -77,6 +77,20 @@ let package = Package(
         .testTarget(name: "TandemStorageTests", dependencies: ["TandemStorage", "TandemCore", "TandemWire", "TandemTestSupport"]),
         .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemCore", "TandemAuth", "TandemTestSupport"]),
         .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemCore", "TandemWire", "TandemTestSupport"]),
+        // Issue 14: a small async Redis client on the server's libuv loop (cluster mode).
+        // hiredis from Debian (libhiredis-dev): headers in /usr/include, linked by the
+        // module map. Not found by pkg-config: hiredis.pc's -D_FILE_OFFSET_BITS=64 is a flag
+        // SwiftPM refuses with a warning on every build, and its -I is not needed.
+        .systemLibrary(
+            name: "CHiredis",
+            providers: [.apt(["libhiredis-dev"])]
+        ),
+        // What Swift cannot import from hiredis: the libuv adapter, connect with a
+        // timeout and keepalive, argv commands with a C callback, uv timers.
+        .target(name: "CTandemRedis", dependencies: ["CHiredis"], linkerSettings: [.linkedLibrary("uv")]),
+        // The Redis client: commands, scripts, pub/sub, reconnects. Not the server's.
+        .target(name: "TandemRedis", dependencies: ["CHiredis", "CTandemRedis"]),
+        .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "CTandemRedis"]),
     ]
 )
 
