@@ -25,6 +25,6 @@ WORKDIR /srv/tandem
 USER tandem:tandem
 VOLUME /data
 EXPOSE 8080
-HEALTHCHECK --interval=10s --timeout=2s CMD ["sh", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /healthz HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n' >&3 && grep -q ok <&3"]
+HEALTHCHECK --interval=10s --timeout=2s CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/8080 && printf 'GET /healthz HTTP/1.0\\r\\nHost: localhost\\r\\n\\r\\n' >&3 && grep -q ok <&3"]
 ENTRYPOINT ["tandem", "--host", "0.0.0.0", "--port", "8080", "--web", "/srv/tandem/web"]
 CMD ["--data", "/data/tandem.db"]

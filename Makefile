@@ -16,8 +16,8 @@
 SWIFT    ?= swift
 PYTHON   ?= python3
 VENV     := .venv
-RUN_PKGS  := libwebsockets-dev libuv1-dev liburing-dev libsqlite3-dev libssl-dev pkg-config libhiredis-dev
-TEST_PKGS := docker-compose chromium chromium-driver strace redis-server $(if $(shell command -v node),,nodejs)
+RUN_PKGS  := libwebsockets-dev libuv1-dev liburing-dev libsqlite3-dev libssl-dev pkg-config
+TEST_PKGS := docker-compose chromium chromium-driver strace $(if $(shell command -v node),,nodejs)
 # The JavaScript client's WebSocket on Node 20 (Node 22 has a global one).
 TEST_PKGS += node-ws
 

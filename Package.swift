@@ -47,7 +47,7 @@ let package = Package(
         // Tokens and roles: HS256 JWTs verified and minted (docs/security.md, "Tokens and roles").
         .target(name: "TandemAuth", dependencies: ["TandemCore", "TandemWire", "COpenSSL"]),
         // The server: lws event loop, connections, fan-out, HTTP, metrics.
-        .target(name: "TandemServer", dependencies: ["TandemCore", "TandemWire", "TandemStorage", "TandemAuth", "CLibWebSockets", "CTandemShim"]),
+        .target(name: "TandemServer", dependencies: ["TandemCore", "TandemWire", "TandemStorage", "TandemAuth", "TandemRedis", "TandemRelay", "CLibWebSockets", "CTandemShim"]),
         // SQLite from Debian (libsqlite3-dev), found by pkg-config.
         .systemLibrary(
             name: "CSQLite",

@@ -54,6 +54,18 @@ final class Connection {
     /// past their `exp` plus the leeway the connection is closed with 4401.
     var claims: Claims?
 
+    // MARK: cluster mode (Server+Cluster.swift)
+
+    /// The name and role it joined with, for its registration with the room's owner (again after an owner change).
+    var joinName = ""
+    var joinRole = Role.editor
+    /// Its `?since=`, for the welcome that follows its admission.
+    var since: String?
+    /// Whether it was registered with an owner (its leave is then relayed).
+    var registered = false
+    /// Whether its welcome was made (after the owner's admission).
+    var welcomed = false
+
     init(session: UInt64, wsi: OpaquePointer, client: ClientID) {
         self.session = session
         self.wsi = wsi

@@ -44,7 +44,15 @@ extension Server {
     /// reject `unauthorized` and the old token stands. With auth off it is only acknowledged.
     func refreshToken(_ connection: Connection, in host: RoomHost, seq: Int, token: String, at now: Moment) -> [Effect] {
         let effects = host.room.acknowledge(connection.client, seq: seq, at: now)
-        guard let authGate, effects.rejects.isEmpty, let current = connection.claims else { return effects }
+        guard effects.rejects.isEmpty, let problem = checkRefresh(connection, in: host, token: token, at: now) else { return effects }
+        return effects + host.room.refuse(connection.client, seq: seq, code: .unauthorized, message: problem)
+    }
+
+    /// Checks a refreshed token against the connection's current one: `nil`
+    /// when it is good (then it replaces the current claims), else why not
+    /// (logged and counted). Auth off: always `nil`.
+    func checkRefresh(_ connection: Connection, in host: RoomHost, token: String, at now: Moment) -> String? {
+        guard let authGate, let current = connection.claims else { return nil }
         let problem: (label: String, text: String)
         do {
             let fresh = try authGate.verify(token).claims
@@ -57,13 +65,13 @@ extension Server {
             } else {
                 connection.claims = fresh
                 log.debug("\(connection.client) token refreshed, exp=\(Int(fresh.expires))")
-                return effects
+                return nil
             }
         } catch {
             problem = (error.label, error.description)
         }
         noteAuthFailure(problem.label, "\(connection.client) refresh refused: \(problem.text)", at: now)
-        return effects + host.room.refuse(connection.client, seq: seq, code: .unauthorized, message: problem.text)
+        return problem.text
     }
 
     /// From housekeeping: closes with 4401 every session past its token's
@@ -86,6 +94,10 @@ extension Server {
         if let refusal = tokenRefusal(exchange) { return refusal }
         guard let claims = exchange.claims else { return nil }
         let now = Clock.now()
+        if parts.first == "cluster", !claims.role.includes(.admin) {
+            noteAuthFailure("role", "http \(exchange.method.name) \(exchange.path) sub=\(claims.subject): role \(claims.role.rawValue)", at: now)
+            return .json(403, problem("forbidden", "the cluster's state needs the admin role"))
+        }
         guard parts.first == "rooms" else { return nil }
         // The room the request is about: in the path, or for a create, in the body.
         let room: String? = parts.count >= 2 ? parts[1]

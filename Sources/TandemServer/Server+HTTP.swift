@@ -141,10 +141,17 @@ extension Server {
         let parts = exchange.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         switch (exchange.method, parts.first) {
         case (.get, "healthz") where parts.count == 1:
-            return stopping == nil ? .text(200, "ok\n") : .text(503, "shutting down\n")
+            if stopping != nil { return .text(503, "shutting down\n") }
+            if let cluster, !cluster.up { return .text(503, "redis unavailable: \(cluster.downReason ?? "connecting")\n") }
+            return .text(200, "ok\n")
         case (.get, "metrics") where parts.count == 1:
-            let members = rooms.values.reduce(0) { $0 + $1.room.memberCount }
-            return .text(200, metrics.exposition(rooms: rooms.count, members: members), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            let members = rooms.values.reduce(0) { $0 + ($1.room.mode == .view ? $1.room.localMemberCount : $1.room.memberCount) }
+            var text = metrics.exposition(rooms: rooms.count, members: members)
+            if let cluster {
+                text += metrics.cluster.exposition(redisUp: cluster.up, owned: cluster.replicas.values.filter(\.owned).count,
+                                                   following: cluster.replicas.values.filter(\.subscribed).count)
+            }
+            return .text(200, text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         case (_, "api"):
             if let refusal = authorizeAPI(exchange, Array(parts.dropFirst())) { return refusal }
             return api(exchange, Array(parts.dropFirst()))
@@ -159,8 +166,13 @@ extension Server {
     }
 
     private func api(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer {
+        if parts == ["cluster"] {
+            guard exchange.method == .get else { return methodNotAllowed("GET") }
+            return clusterAPI() // Server+ClusterAPI.swift
+        }
         guard parts.first == "rooms" else { return .json(404, problem("not_found", "no such API endpoint")) }
         if let refusal = adminRefusal(exchange, parts) { return refusal }
+        if let cluster, let answer = clusterRoomsAPI(exchange, parts, cluster: cluster) { return answer }
         if parts.count == 1 {
             if exchange.method == .post { return postRoom(body: exchange.body) }
             guard exchange.method == .get else { return methodNotAllowed("GET, POST") }
@@ -225,8 +237,8 @@ extension Server {
     }
 
     /// `GET /api/rooms/{room}/history?since=REV&limit=N` (JSON) and `history.csv`: the commit log, oldest first.
-    private func history(_ room: String, csv: Bool, query: [String: String]) -> HTTPAnswer {
-        guard let storage else {
+    func history(_ room: String, csv: Bool, query: [String: String]) -> HTTPAnswer {
+        guard storage != nil || cluster != nil else {
             return .json(501, problem("not_implemented", "this server keeps state in memory (--data :memory:): there is no history"))
         }
         guard let since = Int(query["since"] ?? "0"), since >= 0 else {
@@ -237,9 +249,13 @@ extension Server {
         }
         let commits: [StoredCommit]
         do {
-            commits = try storage.history(room: room, since: since, limit: limit)
+            if let cluster {
+                commits = try cluster.store.history(room: room, since: since, limit: limit)
+            } else {
+                commits = try storage!.history(room: room, since: since, limit: limit)
+            }
         } catch {
-            log.error(error.description)
+            log.error("\(error)")
             return .json(500, problem("storage", "the history could not be read"))
         }
         if csv {

@@ -13,15 +13,9 @@ extension Server {
     /// nobody closed); 400 on a bad schema; 409 `too_many_rooms` past `--max-rooms`.
     func postRoom(body: [UInt8]) -> HTTPAnswer {
         let schema: RoomSchema
-        do {
-            schema = try RoomSchema(validating: SchemaDecoder.room(body))
-        } catch {
-            return .json(400, JSON.object([
-                JSONMember("code", .string("bad_schema")),
-                JSONMember("message", .string(error.description)),
-                JSONMember("control", error.control.map(JSON.string) ?? .null),
-                JSONMember("field", .string(error.field)),
-            ]).bytes)
+        switch decodeRoomBody(body) {
+        case let .success(decoded): schema = decoded
+        case let .failure(refusal): return refusal.answer
         }
         let old = rooms[schema.id]
         if let old, old.room.schema == schema {
@@ -124,5 +118,26 @@ extension Server {
         var room = room
         room.limits.presence = config.presenceLimit
         return RoomHost(room: room)
+    }
+}
+
+/// A room body the admin API refused: its 400 answer.
+struct RoomBodyRefusal: Error {
+    var answer: HTTPAnswer
+}
+
+extension Server {
+    /// The schema a `POST /api/rooms` body describes, validated; or its 400 answer.
+    func decodeRoomBody(_ body: [UInt8]) -> Result<RoomSchema, RoomBodyRefusal> {
+        do {
+            return .success(try RoomSchema(validating: SchemaDecoder.room(body)))
+        } catch {
+            return .failure(RoomBodyRefusal(answer: .json(400, JSON.object([
+                JSONMember("code", .string("bad_schema")),
+                JSONMember("message", .string(error.description)),
+                JSONMember("control", error.control.map(JSON.string) ?? .null),
+                JSONMember("field", .string(error.field)),
+            ]).bytes)))
+        }
     }
 }

@@ -50,6 +50,10 @@ extension Server {
         }
         // The token's name wins over ?name=: the operator said who this is.
         let name = connection.claims?.name ?? queryArgument(wsi, "name") ?? ""
+        if let cluster {
+            clusterJoin(connection, host: host, name: name, role: role, since: queryArgument(wsi, "since"), cluster: cluster, at: now)
+            return
+        }
         let (welcome, effects) = host.room.join(connection.client, name: name, role: role, at: now)
         connection.host = host
         connection.offeredMark = host.offered
@@ -97,6 +101,10 @@ extension Server {
             return refuseAndClose(connection, code: 1007, reason: "text frames must be UTF-8")
         }
         let now = Clock.now()
+        if let cluster {
+            clusterReceived(connection, message, host: host, cluster: cluster, at: now)
+            return 0
+        }
         let effects: [Effect]
         switch MessageDecoder.decode(message) {
         case let .message(decoded):
@@ -216,8 +224,12 @@ extension Server {
         metrics.closes[code, default: 0] += 1
         log.info("close \(connection.client) code=\(code)\(connection.closing.map { " reason=\($0.reason)" } ?? "")")
         guard let host = connection.host else { return }
-        host.members[connection.client] = nil
         let now = Clock.now()
+        if let cluster {
+            clusterLeft(connection, host: host, cluster: cluster, at: now)
+            return
+        }
+        host.members[connection.client] = nil
         dispatch(host.room.leave(connection.client, at: now), in: host, arrival: now)
     }
 
@@ -323,7 +335,7 @@ extension Server {
     /// pause of `floodPause` between two of them, and it is the run's length
     /// that counts, not the number of rejects (a fast client piles up the
     /// burst's worth of rejects in a few milliseconds).
-    private func noteRateLimited(_ connection: Connection, at now: Moment) {
+    func noteRateLimited(_ connection: Connection, at now: Moment) {
         if let last = connection.lastRateLimited, now.seconds(since: last) < Self.floodPause, let start = connection.floodStart {
             if now.seconds(since: start) >= 1 {
                 log.warn("closing \(connection.client) with 1008: flooding past the rate limit for a whole second")

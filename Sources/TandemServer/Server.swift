@@ -35,8 +35,10 @@ public final class Server {
     /// Keeps floods (refused requests and tokens, timeouts, lws' complaints) from
     /// flooding the log: every rate-limited line goes through `throttled` (Server+Limits.swift).
     var logThrottle = LogThrottle()
-    /// The SQLite file, unless `--data :memory:`.
+    /// The SQLite file, unless `--data :memory:` or cluster mode.
     let storage: Storage?
+    /// This node's part in a cluster (`--redis`, Cluster/), else `nil`.
+    var cluster: Cluster?
     /// This turn's commits, written in one transaction after the turn.
     var unwritten: [StoredCommit] = []
     /// Rooms whose frames wait for that transaction.
@@ -130,7 +132,14 @@ public final class Server {
             configured.first { $0.id == schema.id }.map { ($0, true) } ?? (schema, false)
         }
         for schema in configured where !builtIn.contains(schema.id) { ordered.append((schema, true)) }
-        do {
+        if let settings = config.cluster {
+            storage = nil
+            for loaded in try Self.seedCluster(settings, ordered, changed: &schemaChangedAt) {
+                let id = loaded.stored.schema.id
+                rooms[id] = Self.makeView(loaded, config: config)
+                roomOrder.append(id)
+            }
+        } else { do {
             if config.dataPath == ":memory:" {
                 storage = nil
                 for (schema, _) in ordered {
@@ -157,7 +166,7 @@ public final class Server {
             }
         } catch {
             throw ServerError(description: error.description)
-        }
+        } }
         protocolName = strdup("tandem.v1")
         protocols = .allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
@@ -196,6 +205,9 @@ public final class Server {
             foreignLoops = .allocate(capacity: 1)
             foreignLoops?.initialize(to: loop)
             info.foreign_loops = foreignLoops
+            if let settings = config.cluster { cluster = try Cluster(settings: settings, loop: loop) }
+        } else if config.cluster != nil {
+            throw ServerError(description: "--redis needs --event-loop uv (the cluster's Redis connections run on the libuv loop)")
         }
         info.options = options
         try applyTLS(to: &info)
@@ -268,7 +280,7 @@ public final class Server {
 
     /// The start line: where to connect, what is served, and the security mode.
     public var startLine: String {
-        "tandem listening on \(config.httpScheme)://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) sends=\(sendsName) data=\(config.dataPath)\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
+        "tandem listening on \(config.httpScheme)://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) sends=\(sendsName) \(cluster.map { "cluster=\($0.node) redis=\($0.url)" } ?? "data=\(config.dataPath)")\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
     }
 
     /// How frames leave: `io_uring` (round batches), `send`, or `tls` (through lws and OpenSSL).
@@ -286,7 +298,9 @@ public final class Server {
         lastPrune = Clock.now()
         pruneHistory()
         guard let context else { return }
+        if let cluster { startCluster(cluster) }
         while (uvLoop.map { tandem_uv_run_once($0) } ?? lws_service(context, 0)) >= 0 {
+            clusterFlush()
             writeCommits()
             flushDueRooms()
             if let stopping {
@@ -296,6 +310,7 @@ public final class Server {
         tandem_timer_cancel(timer)
         tandem_timer_cancel(flushTimer)
         writeCommits()
+        stopCluster()
         lws_context_destroy(context)
         self.context = nil
         storage?.close()
@@ -371,13 +386,14 @@ public final class Server {
         metrics.loopLag.observe(max(0, now.seconds(since: timerDue)))
         timerDue = now.adding(seconds: Double(Self.tick) / 1e6)
         tandem_timer_schedule(timer, Self.tick)
-        for host in rooms.values where host.room.nextLapse.map({ $0 <= now }) ?? false {
+        clusterTick(at: now)
+        for host in rooms.values where host.room.mode == .standalone && (host.room.nextLapse.map({ $0 <= now }) ?? false) {
             dispatch(host.room.expire(at: now), in: host, arrival: now)
         }
         // Quiet arrivals and departures (past --presence-limit) wake nobody:
         // every 2 s at most, a room whose count moved tells its members.
         for host in rooms.values
-        where host.room.present != host.presenceRefreshed.present && now.seconds(since: host.presenceRefreshed.at) >= Self.presenceRefresh {
+        where host.room.mode == .standalone && host.room.present != host.presenceRefreshed.present && now.seconds(since: host.presenceRefreshed.at) >= Self.presenceRefresh {
             host.presenceRefreshed = (host.room.present, now)
             host.room.refreshPresence()
             broadcast(in: host, at: now)
@@ -418,7 +434,7 @@ public final class Server {
 
     func newClientID() -> ClientID {
         defer { nextClient += 1 }
-        return ClientID("c\(nextClient)")
+        return ClientID("\(cluster?.clientPrefix ?? "")c\(nextClient)")
     }
 
     // MARK: writing

@@ -46,6 +46,8 @@ public struct ServerConfig: Sendable, Hashable {
     public var limits = LimitSettings()
     /// Certificate and key for https:// and wss:// (Settings/TLSSettings.swift); `nil` serves plain http.
     public var tls: TLSSettings?
+    /// Cluster mode (Settings/ClusterSettings.swift): `nil` serves alone, with SQLite.
+    public var cluster: ClusterSettings?
 
     public init() {}
 

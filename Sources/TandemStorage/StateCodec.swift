@@ -70,7 +70,7 @@ public enum StateCodec {
     }
 
     /// `state` as a state of `kind`, or `nil` when it is another kind's.
-    static func fit(_ state: ControlState, to kind: ControlKind) -> ControlState? {
+    public static func fit(_ state: ControlState, to kind: ControlKind) -> ControlState? {
         switch (kind, state) {
         case (.slider, .slider), (.snap, .snap), (.range, .range), (.color, .color),
              (.toggle, .toggle), (.xy, .xy), (.button, .button):

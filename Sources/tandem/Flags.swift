@@ -33,7 +33,7 @@ enum Flags {
       --echo-path PATH     serve a WebSocket echo endpoint at PATH (for the Autobahn|Testsuite,
                            `make autobahn`); off by default
 
-    """ + "\naccess:\n" + accessUsage + "\nlimits:\n" + limitUsage + "\nTLS:\n" + tlsUsage
+    """ + "\naccess:\n" + accessUsage + "\nlimits:\n" + limitUsage + "\nTLS:\n" + tlsUsage + "\ncluster:\n" + clusterUsage
         + "\n  --help               this text\n\n"
 
     /// A flag that could not be used, with why.
@@ -120,10 +120,12 @@ enum Flags {
                 if try parseAccess(name, value, into: &config) { continue }
                 if try parseLimit(name, value, into: &config) { continue }
                 if try parseTLS(name, value, into: &config) { continue }
+                if try parseCluster(name, value, into: &config) { continue }
                 throw Problem(message: "unknown flag --\(name)")
             }
         }
         try checkTLS(config)
+        try checkCluster(&config)
         return config
     }
 

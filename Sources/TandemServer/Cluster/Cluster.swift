@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import TandemCore
+import TandemRedis
+
+/// This node's membership of a cluster (`--redis`, docs/scale-out.md): its
+/// Redis connections, its name, and each room's replication.
+///
+/// Two connections on the server's libuv loop: `commands` for scripts,
+/// publications and reads, `subscriber` for the channels (a subscribed
+/// connection can do nothing else). `store` is a third, blocking one for
+/// the rare reads and writes that answer an HTTP request or run at start.
+final class Cluster {
+    let settings: ClusterSettings
+    let url: RedisURL
+    /// This node's name.
+    var node: String { settings.nodeID }
+    /// What this process's client ids start with: the node's name and a tag of
+    /// this start, so that a restarted node never reuses an id that the
+    /// room's owner may still hold for its previous run.
+    let clientPrefix: String
+    let commands: RedisConnection
+    let subscriber: RedisSubscriber
+    let store: ClusterRooms
+    /// Each room's replication, by room id.
+    var replicas: [String: RoomReplica] = [:]
+    /// Owned rooms whose authority changed this turn.
+    var dirty: [RoomReplica] = []
+    /// When the node last wrote its heartbeat.
+    var lastHeartbeat = Moment.zero
+    /// The other nodes as their heartbeats describe them (refreshed with this node's).
+    var nodes: [String: [String: String]] = [:]
+    /// Since when Redis is unreachable, and why.
+    var downSince: Moment?
+    var downReason: String?
+
+    init(settings: ClusterSettings, loop: UnsafeMutableRawPointer) throws(ServerError) {
+        self.settings = settings
+        do {
+            url = try RedisURL(parsing: settings.redisURL)
+        } catch {
+            throw ServerError(description: "--redis: \(error)")
+        }
+        var tag = UInt64(time(nil)) &* 2_654_435_761 &+ UInt64(getpid())
+        var suffix = ""
+        let digits = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        for _ in 0..<4 {
+            suffix.append(digits[Int(tag % 36)])
+            tag /= 36
+        }
+        clientPrefix = "\(settings.nodeID).\(suffix)."
+        do {
+            store = ClusterRooms(redis: try RedisBlocking(url: url, timeout: 2))
+        } catch {
+            throw ServerError(description: "--redis \(url): cannot reach Redis: \(error)")
+        }
+        commands = RedisConnection(url: url, loop: loop, name: "tandem-\(settings.nodeID)")
+        subscriber = RedisSubscriber(url: url, loop: loop, name: "tandem-\(settings.nodeID)-sub")
+    }
+
+    /// Whether both connections are up.
+    var up: Bool { commands.state == .ready && subscriber.state == .ready }
+
+    /// The replica of room `id`, made on first use.
+    func replica(_ id: String) -> RoomReplica {
+        if let replica = replicas[id] { return replica }
+        let replica = RoomReplica(id: id)
+        replicas[id] = replica
+        return replica
+    }
+
+    /// Lists an owned room as changed this turn.
+    func markDirty(_ replica: RoomReplica) {
+        guard !replica.dirty else { return }
+        replica.dirty = true
+        dirty.append(replica)
+    }
+
+    /// The lease in milliseconds, as scripts take it.
+    var leaseMs: String { String(Int(settings.lease * 1000)) }
+
+    /// Whether `client` is one of this process's members.
+    func isOurs(_ client: ClientID) -> Bool {
+        client.rawValue.hasPrefix(clientPrefix)
+    }
+}

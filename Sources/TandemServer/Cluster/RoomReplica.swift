@@ -1,0 +1,80 @@
+import TandemCore
+import TandemStorage
+
+/// One room's replication on this node (docs/scale-out.md): the view's
+/// place in the owner's publications and, while this node owns the room,
+/// the authority and what its turn owes the other nodes.
+final class RoomReplica {
+    let id: String
+
+    init(id: String) {
+        self.id = id
+    }
+
+    // MARK: the view (every node with members of the room)
+
+    /// Whether the view absorbed a snapshot of the current owner and every publication since.
+    var synced = false
+    /// The owner's epoch and the last publication absorbed from it.
+    var viewEpoch = 0
+    var viewSequence = 0
+    /// The owner as its publications name it.
+    var viewOwner: String?
+    /// When the owner was last heard from: silence past the lease means it may be gone.
+    var lastHeard = Moment.zero
+    /// When a snapshot was last asked for (asked again after a second).
+    var snapshotAsked: Moment?
+    /// Whether this node listens to the room's publications.
+    var subscribed = false
+    /// Connections that register once the view is synced.
+    var awaitingSync: [Connection] = []
+
+    // MARK: the authority (while this node owns the room)
+
+    /// The room that applies every message, when this node holds the lease.
+    var authority: Room?
+    /// This node's lease epoch and its value in Redis (`NODE EPOCH`).
+    var epoch = 0
+    var holder = ""
+    /// Publications made in this epoch.
+    var sequence = 0
+    /// What this turn owes members: acks, rejects, admissions.
+    var acks: [MemberAck] = []
+    var rejects: [Reject] = []
+    var admitted: [Admission] = []
+    /// This turn's commits, written with its publication.
+    var commits: [StoredCommit] = []
+    /// A view asked for a snapshot: published after this turn's delta.
+    var snapshotWanted = false
+    /// Whether the authority changed this turn (listed in `Cluster.dirty`).
+    var dirty = false
+    /// An acquire or a load is under way.
+    var acquiring = false
+    /// When the lease was last renewed, and when this node last published.
+    var lastRenewal = Moment.zero
+    var lastPublished = Moment.zero
+    /// The count the last publication carried.
+    var publishedPresent = -1
+    /// The count at the authority's last presence refresh, and when it was.
+    var presenceRefreshed = (present: 0, at: Moment.zero)
+    /// Since when nobody is in the room (the lease is given up after a while).
+    var emptySince: Moment?
+
+    /// Whether this node owns the room.
+    var owned: Bool { authority != nil }
+
+    /// Forgets the authority and what its turn owed: the lease is lost or given up.
+    func dropAuthority() {
+        authority = nil
+        epoch = 0
+        holder = ""
+        sequence = 0
+        publishedPresent = -1
+        acks = []
+        rejects = []
+        admitted = []
+        commits = []
+        snapshotWanted = false
+        emptySince = nil
+    }
+}

@@ -1,0 +1,187 @@
+import TandemCore
+import TandemRedis
+import TandemRelay
+import TandemWire
+
+/// Members in cluster mode (docs/scale-out.md): a connection registers with
+/// the room's owner and gets its welcome when the owner's admission
+/// arrives; its messages are relayed to the owner; its frames come from this
+/// node's view of the room, by the same fan-out rounds as on a single node.
+extension Server {
+    /// A connection joins `host`'s room: it registers with the owner at once
+    /// when the view is in sync, else as soon as the view's snapshot arrives.
+    func clusterJoin(_ connection: Connection, host: RoomHost, name: String, role: Role, since: String?,
+                     cluster: Cluster, at now: Moment) {
+        connection.host = host
+        connection.joinName = name
+        connection.joinRole = role
+        connection.since = since
+        host.members[connection.client] = connection
+        // Redis known to be gone: come back later. Still connecting (just started): wait for it.
+        guard cluster.up || cluster.downSince == nil else {
+            close(connection, code: 1013, reason: "cluster storage unavailable: try again later")
+            return
+        }
+        let replica = cluster.replica(host.room.id)
+        follow(replica, cluster: cluster, at: now)
+        if replica.synced {
+            register(connection, replica, cluster: cluster, at: now)
+        } else {
+            replica.awaitingSync.append(connection)
+            seekOwner(replica, cluster: cluster, at: now)
+        }
+        log.info("open \(connection.client) room=\(host.room.id) (registering with the owner)")
+    }
+
+    /// Registers `connection` with the room's owner: a join, or again after
+    /// the owner changed (then with its ack, so that its order continues).
+    func register(_ connection: Connection, _ replica: RoomReplica, cluster: Cluster, at now: Moment) {
+        guard connection.closing == nil, let host = connection.host else { return }
+        connection.registered = true
+        let ack = host.room.admission(of: connection.client)?.ack ?? 0
+        relay(.register(node: cluster.node, client: connection.client, name: connection.joinName,
+                        role: connection.joinRole, ack: ack),
+              replica, host: host, cluster: cluster, at: now)
+    }
+
+    /// A whole text message from a member: a token refresh is checked here
+    /// (the owner only acknowledges it); everything else goes to the owner
+    /// as the client sent it, and the owner decodes and applies it.
+    func clusterReceived(_ connection: Connection, _ message: [UInt8], host: RoomHost, cluster: Cluster, at now: Moment) {
+        let replica = cluster.replica(host.room.id)
+        let decoded = MessageDecoder.decode(message)
+        if case let .auth(seq, token) = decoded {
+            metrics.messagesIn["auth", default: 0] += 1
+            if let problem = checkRefresh(connection, in: host, token: token, at: now) {
+                queueLocalReject(connection, host: host, seq: seq, code: .unauthorized, message: problem)
+            }
+            relay(.acknowledge(client: connection.client, seq: seq), replica, host: host, cluster: cluster, at: now, seq: seq)
+            return
+        }
+        metrics.messagesIn[decoded.kindName, default: 0] += 1
+        relay(.message(client: connection.client, bytes: message), replica, host: host, cluster: cluster, at: now, seq: decoded.seq)
+    }
+
+    /// A member's connection closed: the view stops serving it, and the owner is told.
+    func clusterLeft(_ connection: Connection, host: RoomHost, cluster: Cluster, at now: Moment) {
+        host.members[connection.client] = nil
+        host.room.dropLocal(connection.client)
+        let replica = cluster.replica(host.room.id)
+        replica.awaitingSync.removeAll { $0 === connection }
+        if connection.registered {
+            relay(.leave(client: connection.client), replica, host: host, cluster: cluster, at: now)
+        }
+    }
+
+    /// Sends `request` to the room's owner: handled here when this node owns
+    /// the room, else published to the owner's channel. A message that cannot
+    /// reach an owner (Redis down, no owner listening) is refused with
+    /// `unavailable`, so its sender knows that nothing happened.
+    func relay(_ request: RelayRequest, _ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment, seq: Int? = nil) {
+        metrics.cluster.relayed[request.kindName, default: 0] += 1
+        if replica.owned {
+            ownerHandle(request, replica, host: host, cluster: cluster, at: now)
+            return
+        }
+        let client = request.client
+        let bytes = RelayCodec.encode(request)
+        cluster.commands.send([Array("PUBLISH".utf8), Array(ClusterKeys.inbox(replica.id).utf8), bytes]) { [weak self] reply in
+            guard let self else { return }
+            let reached: Bool
+            switch reply {
+            case let .integer(n): reached = n > 0
+            default: reached = false
+            }
+            guard !reached else { return }
+            self.metrics.cluster.relayFailures += 1
+            let now = Clock.now()
+            if case .register = request {
+                // Registered again once an owner answers (the snapshot of a new owner re-registers everyone).
+            } else if let seq, let client, let connection = host.members[client] {
+                self.queueLocalReject(connection, host: host, seq: seq, code: .unavailable,
+                                      message: "the room's owner could not be reached; nothing changed, try again")
+            }
+            self.seekOwner(replica, cluster: cluster, at: now)
+        }
+    }
+
+    /// Queues a reject for a local member in the view and wakes it.
+    func queueLocalReject(_ connection: Connection, host: RoomHost, seq: Int, code: RejectCode, message: String) {
+        let effects = host.room.refuse(connection.client, seq: seq, code: code, message: message)
+        metrics.rejects[code, default: 0] += 1
+        if !effects.isEmpty { arm(connection, at: Clock.now()) }
+    }
+
+    /// Listens to the room's publications.
+    func follow(_ replica: RoomReplica, cluster: Cluster, at now: Moment) {
+        guard !replica.subscribed else { return }
+        replica.subscribed = true
+        replica.lastHeard = now
+        cluster.subscriber.subscribe(ClusterKeys.outbox(replica.id))
+    }
+
+    /// Asks the owner for a snapshot (at most twice a second).
+    func askSnapshot(_ replica: RoomReplica, cluster: Cluster, at now: Moment) {
+        if let asked = replica.snapshotAsked, now.seconds(since: asked) < 0.5 { return }
+        replica.snapshotAsked = now
+        metrics.cluster.snapshotsAsked += 1
+        if replica.owned {
+            replica.snapshotWanted = true
+            cluster.markDirty(replica)
+            return
+        }
+        let bytes = RelayCodec.encode(RelayRequest.wantSnapshot(node: cluster.node))
+        cluster.commands.send([Array("PUBLISH".utf8), Array(ClusterKeys.inbox(replica.id).utf8), bytes]) { [weak self] reply in
+            if case let .integer(n) = reply, n > 0 { return }
+            self?.seekOwner(replica, cluster: cluster, at: Clock.now())
+        }
+    }
+}
+
+extension RelayRequest {
+    /// The member a request is about, if any.
+    var client: ClientID? {
+        switch self {
+        case let .register(_, client, _, _, _): client
+        case let .leave(client): client
+        case let .message(client, _): client
+        case let .acknowledge(client, _): client
+        case .wantSnapshot: nil
+        }
+    }
+
+    /// Its kind, for metrics.
+    var kindName: String {
+        switch self {
+        case .register: "register"
+        case .leave: "leave"
+        case .message: "message"
+        case .acknowledge: "acknowledge"
+        case .wantSnapshot: "want_snapshot"
+        }
+    }
+}
+
+extension Inbound {
+    /// The message's `seq`, when it could be read.
+    var seq: Int? {
+        switch self {
+        case let .message(message): message.seq
+        case let .refused(seq, _, _): seq
+        case let .auth(seq, _): seq
+        case let .preset(seq, _): seq
+        case let .restore(seq, _): seq
+        }
+    }
+
+    /// The message type, for metrics.
+    var kindName: String {
+        switch self {
+        case let .message(message): message.operation.kindName
+        case .refused: "invalid"
+        case .auth: "auth"
+        case .preset: "preset"
+        case .restore: "restore"
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import TandemCore
+import TandemRedis
+import TandemWire
+
+/// The HTTP API in cluster mode: `GET /api/cluster`, and the room writes
+/// that must reach every node (docs/scale-out.md, "Rooms").
+extension Server {
+    /// The answer to a `/api/rooms…` request that cluster mode handles
+    /// differently, or `nil` to answer as a single node does (reads).
+    func clusterRoomsAPI(_ exchange: HTTPExchange, _ parts: [String], cluster: Cluster) -> HTTPAnswer? {
+        switch (exchange.method, parts.count) {
+        case (.post, 1):
+            return clusterPostRoom(exchange.body, cluster: cluster)
+        case (.delete, 2):
+            return clusterDeleteRoom(parts[1], cluster: cluster)
+        case (_, 3...) where parts[2] == "presets" || parts[2] == "timeline" || parts[2] == "restore",
+             (.put, 4) where parts[2] == "controls":
+            return .json(501, problem("not_implemented",
+                                      "cluster mode does not serve /api/rooms/{room}/\(parts[2]) yet (docs/scale-out.md, \"Not yet\")"))
+        default:
+            return nil
+        }
+    }
+
+    /// `POST /api/rooms` in a cluster: the schema is saved in Redis and every
+    /// node is told; this node serves it at once. 201 new, 200 replaced (its
+    /// members on every node closed with 1012), 200 `"unchanged"` when equal.
+    private func clusterPostRoom(_ body: [UInt8], cluster: Cluster) -> HTTPAnswer {
+        let schema: RoomSchema
+        switch decodeRoomBody(body) {
+        case let .success(decoded): schema = decoded
+        case let .failure(refusal): return refusal.answer
+        }
+        let old = rooms[schema.id]
+        if let old, old.room.schema == schema {
+            var bytes = OutboundEncoder.welcome(old.room.snapshot)
+            bytes.removeLast()
+            bytes.append(contentsOf: Array(",\"unchanged\":true}".utf8))
+            return .json(200, bytes)
+        }
+        if old == nil, rooms.count >= config.limits.maxRooms {
+            metrics.refusals["too_many_rooms", default: 0] += 1
+            return .json(409, problem("too_many_rooms", "this server serves at most \(config.limits.maxRooms) rooms (--max-rooms); delete one or replace an existing room"))
+        }
+        do {
+            try cluster.store.save(schema)
+            _ = try cluster.store.redis.command(["PUBLISH", ClusterKeys.lifecycle, "\(old == nil ? "created" : "replaced") \(schema.id)"].map { Array($0.utf8) })
+        } catch {
+            log.error("\(error)")
+            return .json(503, problem("storage", "the room could not be saved in redis; try again"))
+        }
+        reloadRoom(schema.id, cluster: cluster, at: Clock.now())
+        guard let host = rooms[schema.id] else { return .json(500, problem("storage", "the room could not be read back from redis")) }
+        log.info("room \(schema.id) \(old == nil ? "created" : "replaced") in the cluster")
+        return .json(old == nil ? 201 : 200, OutboundEncoder.welcome(host.room.snapshot))
+    }
+
+    /// `DELETE /api/rooms/{room}` in a cluster: 204, its members on every node closed with 4404.
+    private func clusterDeleteRoom(_ id: String, cluster: Cluster) -> HTTPAnswer {
+        guard rooms[id] != nil else { return .json(404, problem("unknown_room", "no room '\(id)'")) }
+        guard !builtIn.contains(id) else {
+            return .json(403, problem("forbidden", "the built-in room '\(id)' cannot be deleted"))
+        }
+        do {
+            try cluster.store.delete(id)
+            _ = try cluster.store.redis.command(["PUBLISH", ClusterKeys.lifecycle, "deleted \(id)"].map { Array($0.utf8) })
+        } catch {
+            log.error("\(error)")
+            return .json(503, problem("storage", "the room could not be deleted in redis; try again"))
+        }
+        forgetRoom(id, cluster: cluster, reason: "deleted")
+        return .body(status: 204, contentType: "application/json", bytes: [])
+    }
+
+    /// `GET /api/cluster`: this node, every node with a live heartbeat (its
+    /// address, connections and owned rooms), and each room's lease holder.
+    func clusterAPI() -> HTTPAnswer {
+        guard let cluster else {
+            return .json(404, problem("not_found", "this server is not in a cluster (start it with --redis URL)"))
+        }
+        var nodes: [JSON] = []
+        var owners: [JSONMember] = []
+        do {
+            let names = try cluster.store.redis.command(["SMEMBERS", ClusterKeys.nodes].map { Array($0.utf8) }).elements?.compactMap(\.string) ?? []
+            for name in names.sorted() {
+                let reply = try cluster.store.redis.command(["HGETALL", ClusterKeys.node(name)].map { Array($0.utf8) })
+                let items = reply.elements ?? []
+                guard !items.isEmpty else { continue } // its heartbeat lapsed: gone
+                var fields: [String: String] = [:]
+                var i = 0
+                while i + 1 < items.count {
+                    if let k = items[i].string, let v = items[i + 1].string { fields[k] = v }
+                    i += 2
+                }
+                let owned = (fields["owned"] ?? "").split(separator: ",").map { JSON.string(String($0)) }
+                nodes.append(.object([
+                    JSONMember("id", .string(name)),
+                    JSONMember("address", .string(fields["address"] ?? "")),
+                    JSONMember("connections", .number(Double(Int(fields["connections"] ?? "") ?? 0))),
+                    JSONMember("owned", .array(owned)),
+                    JSONMember("heartbeat_ms", .number(Double(Int(fields["time"] ?? "") ?? 0))),
+                ]))
+            }
+            for id in roomOrder {
+                let holder = try cluster.store.redis.command(["GET", ClusterKeys.lease(id)].map { Array($0.utf8) }).string
+                let parts = holder?.split(separator: " ") ?? []
+                owners.append(JSONMember(id, parts.count == 2
+                    ? .object([JSONMember("owner", .string(String(parts[0]))), JSONMember("epoch", .number(Double(Int(parts[1]) ?? 0)))])
+                    : .null))
+            }
+        } catch {
+            log.error("\(error)")
+            return .json(503, problem("storage", "redis could not be read: \(error)"))
+        }
+        return .json(200, JSON.object([
+            JSONMember("node", .string(cluster.node)),
+            JSONMember("redis", .string(cluster.up ? "up" : "down: \(cluster.downReason ?? "connecting")")),
+            JSONMember("nodes", .array(nodes)),
+            JSONMember("rooms", .object(owners)),
+        ]).bytes)
+    }
+}

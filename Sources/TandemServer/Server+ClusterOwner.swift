@@ -1,0 +1,259 @@
+import TandemCore
+import TandemRedis
+import TandemRelay
+import TandemStorage
+import TandemWire
+
+/// The owner's side of a room in cluster mode (docs/scale-out.md,
+/// "Ownership"): takes the lease, applies every member's doings to the
+/// authority in the order they arrive, and after each turn writes the
+/// turn's commits and publishes its delta in one fenced script.
+extension Server {
+    /// Looks for the room's owner: takes the lease when nobody holds it;
+    /// otherwise asks the holder for a snapshot when the view needs one.
+    func seekOwner(_ replica: RoomReplica, cluster: Cluster, at now: Moment) {
+        guard !replica.owned, !replica.acquiring, cluster.up else { return }
+        replica.acquiring = true
+        let id = replica.id
+        cluster.commands.eval(ClusterScripts.acquire, keys: [ClusterKeys.lease(id), ClusterKeys.epoch(id)].map { Array($0.utf8) },
+                              args: [cluster.node, cluster.leaseMs].map { Array($0.utf8) }) { [weak self] reply in
+            replica.acquiring = false
+            guard let self else { return }
+            let now = Clock.now()
+            guard let items = reply.elements, items.count == 2, let won = items[0].int, let holder = items[1].string else {
+                self.throttled("cluster-acquire", .warn, "room \(id): taking the lease failed: \(reply)")
+                return
+            }
+            if won == 1 {
+                self.takeOwnership(replica, holder: holder, cluster: cluster, at: now)
+            } else if !replica.synced || Self.epoch(of: holder) > replica.viewEpoch {
+                self.askSnapshot(replica, cluster: cluster, at: now)
+            }
+        }
+    }
+
+    /// The epoch in a lease value `NODE EPOCH` (0 when unreadable).
+    static func epoch(of holder: String) -> Int {
+        Int(holder.split(separator: " ").last ?? "") ?? 0
+    }
+
+    /// This node now holds the lease: the authority is built from Redis,
+    /// this node's members are registered with it, and a snapshot is
+    /// published first thing, so that every view follows the new owner.
+    func takeOwnership(_ replica: RoomReplica, holder: String, cluster: Cluster, at now: Moment) {
+        guard let host = rooms[replica.id] else {
+            release(replica, holder: holder, cluster: cluster)
+            return
+        }
+        let loaded: ClusterRooms.Loaded
+        do {
+            guard let found = try cluster.store.load(replica.id) else {
+                release(replica, holder: holder, cluster: cluster)
+                return
+            }
+            loaded = found
+        } catch {
+            log.error("room \(replica.id): cannot take over: \(error.description)")
+            release(replica, holder: holder, cluster: cluster)
+            return
+        }
+        var authority = Room(schema: loaded.stored.schema, committed: loaded.stored.committed,
+                             revisions: loaded.stored.revisions, revision: loaded.stored.revision, committedBy: loaded.by)
+        authority.limits.presence = config.presenceLimit
+        authority.mode = .authority
+        replica.dropAuthority()
+        replica.authority = authority
+        replica.holder = holder
+        replica.epoch = Self.epoch(of: holder)
+        replica.lastRenewal = now
+        replica.presenceRefreshed = (0, now)
+        cluster.subscriber.subscribe(ClusterKeys.inbox(replica.id))
+        metrics.cluster.ownershipGained += 1
+        log.info("room \(replica.id): this node owns it now (epoch \(replica.epoch), revision \(authority.revision))")
+        for connection in host.members.values where connection.closing == nil {
+            connection.registered = true
+            let ack = host.room.admission(of: connection.client)?.ack ?? 0
+            ownerHandle(.register(node: cluster.node, client: connection.client, name: connection.joinName,
+                                  role: connection.joinRole, ack: ack),
+                        replica, host: host, cluster: cluster, at: now)
+        }
+        replica.awaitingSync.removeAll()
+        replica.snapshotWanted = true
+        cluster.markDirty(replica)
+    }
+
+    /// Gives up a lease this node took but cannot use.
+    func release(_ replica: RoomReplica, holder: String, cluster: Cluster) {
+        cluster.commands.eval(ClusterScripts.release, keys: [Array(ClusterKeys.lease(replica.id).utf8)], args: [Array(holder.utf8)], reply: nil)
+    }
+
+    /// This node lost the room's lease (a write refused by the fence, Redis
+    /// gone, the room replaced): the authority is dropped unpublished, and
+    /// the view follows whoever owns the room next.
+    func stepDown(_ replica: RoomReplica, epoch: Int, reason: String, cluster: Cluster) {
+        guard replica.owned, replica.epoch == epoch else { return }
+        log.warn("room \(replica.id): no longer its owner (epoch \(epoch)): \(reason)")
+        metrics.cluster.ownershipLost += 1
+        cluster.subscriber.unsubscribe(ClusterKeys.inbox(replica.id))
+        replica.dropAuthority()
+        replica.lastHeard = .zero
+    }
+
+    /// Applies a request to the authority and keeps what the turn owes.
+    func ownerHandle(_ request: RelayRequest, _ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment) {
+        guard replica.authority != nil else { return }
+        var effects: [Effect] = []
+        switch request {
+        case let .register(_, client, name, role, ack):
+            guard let (admission, registered) = replica.authority?.register(client, name: name, role: role, ack: ack, at: now) else { return }
+            replica.admitted.append(admission)
+            effects = registered
+        case let .leave(client):
+            effects = replica.authority?.leave(client, at: now) ?? []
+        case let .message(client, bytes):
+            effects = ownerApply(bytes, from: client, replica, at: now)
+        case let .acknowledge(client, seq):
+            effects = replica.authority?.acknowledge(client, seq: seq, at: now) ?? []
+        case .wantSnapshot:
+            replica.snapshotWanted = true
+        }
+        collect(effects, replica, host: host)
+        cluster.markDirty(replica)
+    }
+
+    /// A member's message, decoded and applied by the authority as a single
+    /// node would. A client the owner does not know (not registered yet after
+    /// an owner change) is refused with `unavailable`: nothing is applied
+    /// from anyone whose role the owner has not heard.
+    private func ownerApply(_ bytes: [UInt8], from client: ClientID, _ replica: RoomReplica, at now: Moment) -> [Effect] {
+        let decoded = MessageDecoder.decode(bytes)
+        guard replica.authority?.contains(client) ?? false else {
+            guard let seq = decoded.seq else { return [] }
+            replica.rejects.append(Reject(to: client, seq: seq, code: .unavailable,
+                                          message: "the room changed owner; nothing changed, try again"))
+            return []
+        }
+        switch decoded {
+        case let .message(message):
+            return replica.authority?.apply(message, from: client, at: now) ?? []
+        case let .refused(seq, code, text):
+            return replica.authority?.refuse(client, seq: seq, code: code, message: text) ?? []
+        case let .auth(seq, _):
+            return replica.authority?.acknowledge(client, seq: seq, at: now) ?? []
+        case let .preset(seq, _), let .restore(seq, _):
+            let effects = replica.authority?.acknowledge(client, seq: seq, at: now) ?? []
+            return effects + (replica.authority?.refuse(client, seq: seq, code: .unavailable,
+                                                        message: "presets and restores are not served in cluster mode yet") ?? [])
+        }
+    }
+
+    /// Sorts the authority's effects into what the turn owes: commits to
+    /// write, acks and rejects to publish. Gestures, joins and leaves travel
+    /// in the delta through the change log.
+    private func collect(_ effects: [Effect], _ replica: RoomReplica, host: RoomHost) {
+        for effect in effects {
+            switch effect {
+            case let .commit(commit):
+                let name = replica.authority?.peer(commit.by)?.name ?? commit.by.rawValue
+                replica.commits.append(StoredCommit(room: replica.id, commit, name: name, time: WallClock.milliseconds()))
+                log.debug("commit \(commit.control) rev=\(commit.revision) by=\(commit.by)")
+            case let .ack(client, seq):
+                replica.acks.append(MemberAck(client: client, seq: seq))
+            case let .reject(reject):
+                replica.rejects.append(reject)
+            case .gesture, .joined, .left:
+                break
+            }
+        }
+    }
+
+    // MARK: the turn's publication
+
+    /// After each turn of the loop: every owned room that changed writes its
+    /// commits and publishes its delta (and a snapshot when one was asked for).
+    func clusterFlush() {
+        guard let cluster, !cluster.dirty.isEmpty else { return }
+        let dirty = cluster.dirty
+        cluster.dirty.removeAll(keepingCapacity: true)
+        let now = Clock.now()
+        for replica in dirty {
+            replica.dirty = false
+            publishTurn(replica, cluster: cluster, at: now)
+        }
+    }
+
+    private func publishTurn(_ replica: RoomReplica, cluster: Cluster, at now: Moment) {
+        guard replica.authority != nil, var delta = replica.authority?.publishDelta() else { return }
+        delta.acks = replica.acks
+        delta.rejects = replica.rejects
+        delta.admitted = replica.admitted
+        replica.acks.removeAll()
+        replica.rejects.removeAll()
+        replica.admitted.removeAll()
+        let commits = replica.commits
+        replica.commits.removeAll()
+        let heartbeat = now.seconds(since: replica.lastPublished) >= Self.ownerHeartbeat
+        // A quiet member's arrival or departure changes only the count: still news for the views.
+        let counted = delta.present != replica.publishedPresent
+        if !delta.isEmpty || !commits.isEmpty || heartbeat || counted || replica.snapshotWanted {
+            replica.publishedPresent = delta.present
+            replica.sequence += 1
+            write(replica, .delta(epoch: replica.epoch, sequence: replica.sequence, owner: cluster.node, delta),
+                  commits: commits, revision: delta.revision, cluster: cluster, at: now)
+        }
+        if replica.snapshotWanted, let snapshot = replica.authority?.snapshotForViews {
+            replica.snapshotWanted = false
+            replica.sequence += 1
+            write(replica, .snapshot(epoch: replica.epoch, sequence: replica.sequence, owner: cluster.node, snapshot),
+                  commits: [], revision: snapshot.revision, cluster: cluster, at: now)
+        }
+    }
+
+    /// An idle owner publishes an empty delta this often, so that the views
+    /// know it is alive (silence past most of the lease makes them look for a new owner).
+    static let ownerHeartbeat = 0.5
+
+    /// One fenced write: the commits, the room revision and the publication,
+    /// all or nothing. Refused by the fence, or failed: this node steps down.
+    private func write(_ replica: RoomReplica, _ publication: RelayPublication, commits: [StoredCommit], revision: Int,
+                       cluster: Cluster, at now: Moment) {
+        let bytes = RelayCodec.encode(publication)
+        var args: [[UInt8]] = [Array(replica.holder.utf8), Array(ClusterKeys.outbox(replica.id).utf8), bytes,
+                               Array(String(revision).utf8), Array(String(commits.count).utf8)]
+        args.reserveCapacity(args.count + 6 * commits.count)
+        for commit in commits {
+            args.append(Array(String(commit.revision).utf8))
+            args.append(Array(commit.control.utf8))
+            args.append(StateCodec.encode(commit.state))
+            args.append(Array(commit.client.utf8))
+            args.append(Array(commit.name.utf8))
+            args.append(Array(String(commit.time).utf8))
+        }
+        replica.lastPublished = now
+        metrics.cluster.publications[publication.kindName, default: 0] += 1
+        metrics.cluster.publicationBytes += bytes.count
+        let epoch = replica.epoch
+        let id = replica.id
+        cluster.commands.eval(ClusterScripts.writeTurn,
+                              keys: [Array(ClusterKeys.lease(id).utf8), Array(ClusterKeys.room(id).utf8), Array(ClusterKeys.log(id).utf8)],
+                              args: args) { [weak self] reply in
+            guard let self else { return }
+            if let items = reply.elements, items.count == 2, let ok = items[0].int {
+                if ok == 1 { return }
+                self.stepDown(replica, epoch: epoch, reason: "the lease is held by '\(items[1].string ?? "nobody")': writes refused", cluster: cluster)
+            } else {
+                self.log.error("room \(id): writing \(commits.count) commit(s) failed: \(reply)")
+                self.stepDown(replica, epoch: epoch, reason: "a write failed: \(reply)", cluster: cluster)
+            }
+        }
+    }
+}
+
+extension RelayPublication {
+    var kindName: String {
+        switch self {
+        case .delta: "delta"
+        case .snapshot: "snapshot"
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import TandemCore
+import TandemRedis
+
+/// Starting and stopping cluster mode.
+extension Server {
+    /// Saves the built-in rooms and the room files into Redis as SQLite
+    /// storage does (room files on every start, so the stored schema follows
+    /// the file; built-in rooms only when Redis has none under their id),
+    /// then reads every room of the cluster: the configured ones first, in
+    /// order, then the rest by id.
+    static func seedCluster(_ settings: ClusterSettings, _ ordered: [(schema: RoomSchema, fromFile: Bool)],
+                            changed: inout [String: Int]) throws(ServerError) -> [ClusterRooms.Loaded] {
+        let url: RedisURL
+        do {
+            url = try RedisURL(parsing: settings.redisURL)
+        } catch {
+            throw ServerError(description: "--redis: \(error)")
+        }
+        do {
+            let store = ClusterRooms(redis: try RedisBlocking(url: url, timeout: 2))
+            for (schema, fromFile) in ordered {
+                let before = try store.load(schema.id)
+                guard fromFile || before == nil else { continue }
+                if let before, before.stored.schema == schema { continue }
+                if let before { changed[schema.id] = before.stored.revision }
+                try store.save(schema)
+            }
+            let ids = try store.roomIDs()
+            var loaded: [ClusterRooms.Loaded] = []
+            for id in ordered.map(\.schema.id) + ids.filter({ id in !ordered.contains { $0.schema.id == id } }) {
+                guard !loaded.contains(where: { $0.stored.schema.id == id }), let room = try store.load(id) else { continue }
+                loaded.append(room)
+            }
+            return loaded
+        } catch let error as ClusterStoreError {
+            throw ServerError(description: "--redis \(url): \(error.reason) (\(error.operation))")
+        } catch {
+            throw ServerError(description: "--redis \(url): cannot reach Redis: \(error)")
+        }
+    }
+
+    /// At shutdown: owned rooms give their leases up at once (another node
+    /// takes over without waiting for them to lapse), and the connections close.
+    func stopCluster() {
+        guard let cluster else { return }
+        for replica in cluster.replicas.values where replica.owned {
+            _ = try? cluster.store.redis.command([Array("EVAL".utf8), Array(ClusterScripts.release.source.utf8), Array("1".utf8),
+                                                  Array(ClusterKeys.lease(replica.id).utf8), Array(replica.holder.utf8)])
+        }
+        cluster.subscriber.stop()
+        cluster.commands.stop()
+    }
+}

@@ -1,0 +1,320 @@
+import TandemCore
+import TandemRedis
+import TandemRelay
+import TandemStorage
+import TandemWire
+
+/// Every node's side of a room in cluster mode (docs/scale-out.md, "Views"):
+/// the owner's publications absorbed into the view in order, the owner's
+/// health watched, and the room lifecycle followed.
+extension Server {
+    /// Starts the cluster's connections and channels (from `run()`).
+    func startCluster(_ cluster: Cluster) {
+        cluster.commands.onState = { [weak self] state in self?.clusterStateChanged(state, connection: "commands") }
+        cluster.subscriber.onState = { [weak self] state in self?.clusterStateChanged(state, connection: "subscriber") }
+        cluster.subscriber.onMessage = { [weak self] channel, payload in self?.clusterMessage(channel: channel, payload: payload) }
+        cluster.subscriber.subscribe(ClusterKeys.lifecycle)
+        cluster.commands.start()
+        cluster.subscriber.start()
+    }
+
+    /// Redis went away or came back. Gone: this node cannot write, so every
+    /// owned room is given up (the views keep what was published). Back on
+    /// the subscriber: publications may have been missed, so every view
+    /// asks for a snapshot.
+    func clusterStateChanged(_ state: RedisConnection.State, connection: String) {
+        guard let cluster else { return }
+        let now = Clock.now()
+        switch state {
+        case .ready:
+            if cluster.up, cluster.downSince != nil {
+                log.info("redis: reachable again after \(Int(now.seconds(since: cluster.downSince!))) s")
+                cluster.downSince = nil
+                cluster.downReason = nil
+            }
+            if connection == "subscriber" {
+                for replica in cluster.replicas.values where replica.subscribed {
+                    replica.synced = false
+                    replica.snapshotAsked = nil
+                }
+            }
+            if cluster.up {
+                for replica in cluster.replicas.values where !replica.synced && rooms[replica.id].map({ !$0.members.isEmpty }) ?? false {
+                    seekOwner(replica, cluster: cluster, at: now)
+                }
+            }
+        case let .down(reason):
+            if cluster.downSince == nil {
+                cluster.downSince = now
+                log.error("redis: unreachable (\(connection)): \(reason); writes are refused with 'unavailable' until it is back")
+            }
+            cluster.downReason = reason
+            for replica in cluster.replicas.values where replica.owned {
+                stepDown(replica, epoch: replica.epoch, reason: "redis unreachable", cluster: cluster)
+            }
+        case .connecting:
+            break
+        }
+    }
+
+    /// A message on a channel: a room's publication, a request to an owner, or the lifecycle.
+    func clusterMessage(channel: [UInt8], payload: [UInt8]) {
+        guard let cluster else { return }
+        let name = String(decoding: channel, as: UTF8.self)
+        let now = Clock.now()
+        if name == ClusterKeys.lifecycle {
+            lifecycle(String(decoding: payload, as: UTF8.self), cluster: cluster, at: now)
+            return
+        }
+        guard name.hasPrefix("tandem:{"), let close = name.lastIndex(of: "}") else { return }
+        let id = String(name[name.index(name.startIndex, offsetBy: 8)..<close])
+        let suffix = name[close...]
+        guard let host = rooms[id] else { return }
+        let replica = cluster.replica(id)
+        if suffix == "}:in" {
+            guard replica.owned else { return }
+            do {
+                let request = try RelayCodec.decodeRequest(payload)
+                ownerHandle(request, replica, host: host, cluster: cluster, at: now)
+            } catch {
+                throttled("cluster-bad-request", .warn, "room \(id): an unreadable request: \(error)")
+            }
+        } else if suffix == "}:out" {
+            absorb(payload, replica, host: host, cluster: cluster, at: now)
+        }
+    }
+
+    /// One publication of the room's owner, absorbed into the view when it
+    /// is the next one; after a gap the view waits for a snapshot.
+    private func absorb(_ payload: [UInt8], _ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment) {
+        let head: (kind: UInt8, epoch: Int, sequence: Int, owner: String)
+        do {
+            head = try RelayCodec.peekPublication(payload)
+        } catch {
+            throttled("cluster-bad-publication", .warn, "room \(replica.id): an unreadable publication: \(error)")
+            return
+        }
+        guard head.epoch >= replica.viewEpoch else { return } // a former owner's, fenced out since
+        replica.lastHeard = now
+        let publication: RelayPublication
+        do {
+            publication = try RelayCodec.decodePublication(payload, schema: host.room.schema)
+        } catch {
+            throttled("cluster-bad-publication", .warn, "room \(replica.id): an unreadable publication: \(error)")
+            return
+        }
+        switch publication {
+        case let .delta(epoch, sequence, _, delta):
+            guard replica.synced, epoch == replica.viewEpoch, sequence == replica.viewSequence + 1 else {
+                if replica.synced {
+                    metrics.cluster.publicationGaps += 1
+                    log.info("room \(replica.id): publication \(epoch)/\(sequence) after \(replica.viewEpoch)/\(replica.viewSequence): asking for a snapshot")
+                    replica.synced = false
+                }
+                askSnapshot(replica, cluster: cluster, at: now)
+                return
+            }
+            replica.viewSequence = sequence
+            host.room.absorb(delta, isLocal: { host.members[$0] != nil })
+            react(to: delta, host: host, at: now)
+        case let .snapshot(epoch, sequence, owner, snapshot):
+            let newOwner = epoch != replica.viewEpoch
+            host.room.absorb(snapshot, isLocal: { host.members[$0] != nil })
+            replica.viewEpoch = epoch
+            replica.viewSequence = sequence
+            replica.viewOwner = owner
+            replica.synced = true
+            replica.snapshotAsked = nil
+            if newOwner { log.info("room \(replica.id): owner \(owner) (epoch \(epoch)), revision \(snapshot.revision)") }
+            let waiting = replica.awaitingSync
+            replica.awaitingSync.removeAll()
+            // Those waiting register now; after an owner change everyone
+            // registers again (the new owner knows only what Redis kept), and
+            // anyone still unwelcomed may have missed its admission in a
+            // publication this view skipped. Registering is idempotent.
+            for connection in waiting { register(connection, replica, cluster: cluster, at: now) }
+            for connection in host.members.values where !waiting.contains(where: { $0 === connection })
+                && (newOwner || !connection.welcomed) {
+                register(connection, replica, cluster: cluster, at: now)
+            }
+            broadcast(in: host, at: now)
+        }
+    }
+
+    /// Wakes whoever a delta concerns: newcomers get their welcome, members
+    /// with an ack or a reject their frame at once, everyone else the next round.
+    private func react(to delta: RoomDelta, host: RoomHost, at now: Moment) {
+        for admission in delta.admitted {
+            guard let connection = host.members[admission.peer.client], !connection.welcomed, connection.closing == nil else { continue }
+            connection.welcomed = true
+            connection.offeredMark = host.offered
+            connection.welcome = encodeWelcome(host.room.welcome(for: connection.client), since: connection.since)
+            log.info("welcome \(connection.client) room=\(host.room.id) name=\(admission.peer.name)")
+            arm(connection, at: now)
+        }
+        for ack in delta.acks {
+            if let connection = host.members[ack.client] { arm(connection, at: now) }
+        }
+        for reject in delta.rejects {
+            guard let connection = host.members[reject.to] else { continue }
+            metrics.rejects[reject.code, default: 0] += 1
+            arm(connection, at: now)
+            if reject.code == .rateLimited { noteRateLimited(connection, at: now) }
+        }
+        let offered = delta.changes.count + delta.gestures.count
+        if offered > 0 || !delta.joined.isEmpty || !delta.left.isEmpty || delta.presenceRefreshed {
+            host.offered += offered
+            for change in delta.changes { host.noteCommit(revision: change.revision, arrival: now) }
+            broadcast(in: host, at: now)
+        }
+    }
+
+    // MARK: housekeeping
+
+    /// Every 250 ms: owners renew their leases, cancel lapsed holds, refresh
+    /// presence and give up rooms nobody is in; views whose owner fell silent
+    /// look for a new one; the node writes its heartbeat.
+    func clusterTick(at now: Moment) {
+        guard let cluster else { return }
+        if now.seconds(since: cluster.lastHeartbeat) >= 1 {
+            cluster.lastHeartbeat = now
+            heartbeat(cluster)
+        }
+        guard cluster.up else { return }
+        for (id, replica) in cluster.replicas {
+            guard let host = rooms[id] else { continue }
+            if replica.owned {
+                ownerTick(replica, host: host, cluster: cluster, at: now)
+            } else if !host.members.isEmpty {
+                if !replica.synced || now.seconds(since: replica.lastHeard) >= cluster.settings.lease * 0.6 {
+                    seekOwner(replica, cluster: cluster, at: now)
+                }
+            } else if replica.subscribed, now.seconds(since: replica.lastHeard) >= 10 {
+                // Nobody here for a while: stop following the room.
+                replica.subscribed = false
+                replica.synced = false
+                cluster.subscriber.unsubscribe(ClusterKeys.outbox(id))
+            }
+        }
+    }
+
+    private func ownerTick(_ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment) {
+        guard let authority = replica.authority else { return }
+        if now.seconds(since: replica.lastRenewal) >= cluster.settings.lease / 4 {
+            replica.lastRenewal = now
+            let epoch = replica.epoch
+            cluster.commands.eval(ClusterScripts.renew, keys: [Array(ClusterKeys.lease(replica.id).utf8)],
+                                  args: [Array(replica.holder.utf8), Array(cluster.leaseMs.utf8)]) { [weak self] reply in
+                guard let items = reply.elements, items.count == 2, let ok = items[0].int else {
+                    self?.stepDown(replica, epoch: epoch, reason: "renewing the lease failed: \(reply)", cluster: cluster)
+                    return
+                }
+                if ok != 1 {
+                    self?.stepDown(replica, epoch: epoch, reason: "the lease is held by '\(items[1].string ?? "nobody")'", cluster: cluster)
+                }
+            }
+        }
+        if authority.nextLapse.map({ $0 <= now }) ?? false {
+            let effects = replica.authority?.expire(at: now) ?? []
+            if !effects.isEmpty { cluster.markDirty(replica) }
+        }
+        if authority.present != replica.presenceRefreshed.present, now.seconds(since: replica.presenceRefreshed.at) >= Self.presenceRefresh {
+            replica.presenceRefreshed = (authority.present, now)
+            replica.authority?.refreshPresence()
+            cluster.markDirty(replica)
+        }
+        if now.seconds(since: replica.lastPublished) >= Self.ownerHeartbeat { cluster.markDirty(replica) }
+        if authority.present == 0 && host.members.isEmpty {
+            let since = replica.emptySince ?? now
+            replica.emptySince = since
+            if now.seconds(since: since) >= Self.emptyLease {
+                log.info("room \(replica.id): nobody in it for \(Int(Self.emptyLease)) s: giving up its lease")
+                release(replica, holder: replica.holder, cluster: cluster)
+                cluster.subscriber.unsubscribe(ClusterKeys.inbox(replica.id))
+                replica.dropAuthority()
+            }
+        } else {
+            replica.emptySince = nil
+        }
+    }
+
+    /// How long an owner keeps the lease of a room nobody is in.
+    static let emptyLease = 30.0
+
+    /// The node's entry in `tandem:node:ID` (expires after 3 s without renewal), for `/api/cluster`.
+    private func heartbeat(_ cluster: Cluster) {
+        let owned = cluster.replicas.values.filter(\.owned).map(\.id).sorted().joined(separator: ",")
+        let key = ClusterKeys.node(cluster.node)
+        cluster.commands.send(["HSET", key, "address", "\(config.httpScheme)://\(config.host):\(port)",
+                               "connections", String(connections.count), "owned", owned,
+                               "time", String(WallClock.milliseconds())], reply: nil)
+        cluster.commands.send(["PEXPIRE", key, "3000"], reply: nil)
+        cluster.commands.send(["SADD", ClusterKeys.nodes, cluster.node], reply: nil)
+    }
+
+    // MARK: lifecycle
+
+    /// `created ROOM`, `replaced ROOM` or `deleted ROOM` from any node's admin API.
+    private func lifecycle(_ text: String, cluster: Cluster, at now: Moment) {
+        let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
+        guard parts.count == 2 else { return }
+        let id = parts[1]
+        switch parts[0] {
+        case "created", "replaced":
+            reloadRoom(id, cluster: cluster, at: now)
+        case "deleted":
+            forgetRoom(id, cluster: cluster, reason: "deleted")
+        default:
+            break
+        }
+    }
+
+    /// Reads room `id` from Redis and serves it: a new room is added; a room
+    /// whose schema changed is replaced (its members closed with 1012, the
+    /// owner giving up its lease so that the next one starts from the new schema).
+    func reloadRoom(_ id: String, cluster: Cluster, at now: Moment) {
+        let loaded: ClusterRooms.Loaded?
+        do {
+            loaded = try cluster.store.load(id)
+        } catch {
+            log.error("room \(id): cannot reload: \(error.description)")
+            return
+        }
+        guard let loaded else { return }
+        if let old = rooms[id] {
+            guard old.room.schema != loaded.stored.schema else { return }
+            schemaChangedAt[id] = old.room.revision
+            forgetRoom(id, cluster: cluster, reason: "replaced")
+            for connection in old.members.values { close(connection, code: 1012, reason: "room schema changed") }
+        }
+        rooms[id] = Self.makeView(loaded, config: config)
+        if !roomOrder.contains(id) { roomOrder.append(id) }
+        log.info("room \(id) served (from redis)")
+    }
+
+    /// Stops serving room `id` here: the lease is given up, members closed with 4404 when it was deleted.
+    func forgetRoom(_ id: String, cluster: Cluster, reason: String) {
+        if let replica = cluster.replicas[id] {
+            if replica.owned {
+                release(replica, holder: replica.holder, cluster: cluster)
+                cluster.subscriber.unsubscribe(ClusterKeys.inbox(id))
+            }
+            if replica.subscribed { cluster.subscriber.unsubscribe(ClusterKeys.outbox(id)) }
+            cluster.replicas[id] = nil
+        }
+        guard reason == "deleted", let host = rooms[id] else { return }
+        rooms[id] = nil
+        roomOrder.removeAll { $0 == id }
+        for connection in host.members.values { close(connection, code: 4404, reason: "room deleted") }
+        log.info("room \(id) deleted: closing \(host.members.count) connection(s) with 4404")
+    }
+
+    /// A view of a room as Redis has it.
+    static func makeView(_ loaded: ClusterRooms.Loaded, config: ServerConfig) -> RoomHost {
+        var room = Room(schema: loaded.stored.schema, committed: loaded.stored.committed, revisions: loaded.stored.revisions,
+                        revision: loaded.stored.revision, committedBy: loaded.by)
+        room.limits.presence = config.presenceLimit
+        room.mode = .view
+        return RoomHost(room: room)
+    }
+}

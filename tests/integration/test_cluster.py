@@ -1,0 +1,279 @@
+"""Scale-out (docs/scale-out.md): several nodes share rooms through a real
+Redis, started by the test on a free port. Members of one room on every node
+see each other's drags; the owner's death, a pause past its lease and a Redis
+restart each leave the room going, with no acknowledged commit lost and
+revisions that never go back."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+import time
+
+import pytest
+
+from cluster import Cluster, RedisServer
+from conftest import _stop_and_check
+from helpers import ConnectionClosed, find_change, has_change, has_gesture, healthz, open_websocket, Client
+
+# The lease (ClusterSettings.lease) and how long a takeover may take: the lease
+# lapses at most 1.5 s after the owner's last renewal, and a node with members
+# tries to take it every 250 ms once the owner has been silent for 0.9 s.
+TAKEOVER = 2.0
+
+
+@pytest.fixture
+def redis(tmp_path):
+    server = RedisServer(tmp_path)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def cluster(tandem_binary, redis):
+    started = []
+    made = Cluster(tandem_binary, redis, started)
+    yield made
+    problems: list[str] = []
+    for node in started:
+        if node.running():
+            _stop_and_check(node, problems)
+    assert not problems, "\n\n".join(problems)
+
+
+@pytest.fixture
+def join(cluster):
+    """`join(node, name)` → a Client on `node`'s demo room that has its welcome; closed at teardown."""
+    opened = []
+
+    def join_(node, name: str, room: str = "demo", **query: str) -> Client:
+        ws = open_websocket(node.ws_url(room, name=name, **query)).__enter__()
+        opened.append(ws)
+        return Client(ws)
+
+    yield join_
+    for ws in opened:
+        try:
+            ws.close()
+        except Exception:
+            pass
+
+
+def gain_is(value: float):
+    return lambda f: any(c.get("control") == "gain" and c["state"]["value"] == pytest.approx(value) for c in f.get("changes", []))
+
+
+def three_nodes(cluster):
+    return [cluster.start_node(name) for name in ("n1", "n2", "n3")]
+
+
+def test_members_on_three_nodes_see_each_others_drags_commits_and_presence(cluster, join):
+    n1, n2, n3 = three_nodes(cluster)
+    ann = join(n1, "Ann")
+    bob = join(n2, "Bob")
+    cid = join(n3, "Cid")
+    assert ann.id.startswith("n1.") and bob.id.startswith("n2.") and cid.id.startswith("n3.")
+    # Presence crosses nodes: Cid's welcome lists the two before him, and they are told he came.
+    assert {p["client"] for p in cid.welcome["peers"]} >= {ann.id, bob.id}
+    for member in (ann, bob):
+        member.expect(lambda f: any(p.get("client") == cid.id for p in f.get("joined", [])), what="Cid joined")
+
+    # A drag from the node that does not own the room reaches everyone, live and committed.
+    mover = bob if cluster.owner() != "n2" else cid
+    others = [m for m in (ann, bob, cid) if m is not mover]
+    for m in (ann, bob, cid):
+        m.mark()
+    mover.drag("gain", "begin")
+    seq = mover.drag("gain", "move", dx=0.2)
+    for m in others:
+        m.expect(has_gesture("gain", by=mover.id, phase="move"))
+    mover.expect_ack(seq)
+    end = mover.drag("gain", "end")
+    mover.expect_ack(end)
+    for m in (ann, bob, cid):
+        frame = m.expect(has_change("gain", by=mover.id), what="the committed gain")
+        assert find_change(frame, "gain", by=mover.id)["state"]["value"] == pytest.approx(0.7)
+
+    # A set from each node, acknowledged, seen by all, in one order of revisions.
+    for m, value in ((ann, 0.1), (bob, 0.2), (cid, 0.3)):
+        seq = m.set("gain", value)
+        m.expect_ack(seq)
+        for other in (ann, bob, cid):
+            other.expect(gain_is(value), what=f"gain {value}")
+
+    # A reject from the owner reaches its member on another node, with its seq.
+    seq = cid.set("nope", 1)
+    cid.expect_reject("unknown_control", seq)
+    # Leaving is seen everywhere.
+    bob.close()
+    ann.expect(lambda f: bob.id in f.get("left", []), what="Bob left")
+    cid.expect(lambda f: bob.id in f.get("left", []), what="Bob left")
+    # Every commit is in Redis' log with strictly increasing revisions.
+    revisions = [c["rev"] for c in cluster.history()]
+    assert revisions == sorted(revisions) and len(set(revisions)) == len(revisions)
+
+
+def test_a_member_resumes_on_another_node_with_since(cluster, join):
+    n1, n2 = cluster.start_node("n1"), cluster.start_node("n2")
+    ann = join(n1, "Ann")
+    seq = ann.set("gain", 0.25)
+    ack = ann.expect_ack(seq)
+    revision = ack["rev"]
+    ann.close()
+    bob = join(n2, "Bob")
+    bob.set("size", 80)
+    bob.expect(has_change("size"))
+    again = join(n2, "Ann", since=str(revision))
+    assert again.welcome.get("since") == revision
+    assert [c["id"] for c in again.welcome["controls"]] == ["size"]
+
+
+def test_room_lifecycle_reaches_every_node(cluster, join):
+    n1, n2 = cluster.start_node("n1"), cluster.start_node("n2")
+    room = {"id": "lab", "title": "Lab", "controls": [{"id": "x", "type": "slider", "min": 0, "max": 1, "state": {"value": 0.5}}]}
+    created = n1.request("POST", "/api/rooms", json.dumps(room))
+    assert created.status == 201, created
+    deadline = time.monotonic() + 2
+    while n2.get("/api/rooms/lab").status != 200 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert n2.get("/api/rooms/lab").status == 200
+    member = join(n1, "Ann", room="lab")
+    assert n2.request("DELETE", "/api/rooms/lab").status == 204
+    assert member.wait_closed()[0] == 4404
+
+
+def test_api_cluster_lists_nodes_and_owners(cluster, join):
+    n1, n2 = cluster.start_node("n1"), cluster.start_node("n2")
+    join(n2, "Ann")
+    owner = cluster.wait_owner()
+    deadline = time.monotonic() + 3
+    while True:
+        body = n1.get("/api/cluster").json()
+        if {n["id"] for n in body["nodes"]} == {"n1", "n2"} or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert body["node"] == "n1" and body["redis"] == "up"
+    assert {n["id"] for n in body["nodes"]} == {"n1", "n2"}
+    assert body["rooms"]["demo"]["owner"] == owner
+    metrics = n2.metrics()
+    assert metrics["tandem_cluster_redis_up"] == 1
+    assert metrics["tandem_cluster_relayed_total{kind=\"register\"}"] >= 1
+
+
+class Writer(threading.Thread):
+    """Sets `gain` over and over from one member, recording every acknowledged value and its revision."""
+
+    def __init__(self, client: Client, values: list[float]):
+        super().__init__(daemon=True)
+        self.client = client
+        self.values = values
+        self.acked: list[tuple[int, float]] = []
+        self.refused = 0
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        i = 0
+        while not self.stop.is_set():
+            value = self.values[i % len(self.values)]
+            i += 1
+            try:
+                seq = self.client.set("gain", value)
+                frame = self.client.expect(lambda f, s=seq: (f.get("type") == "update" and f.get("ack", 0) >= s)
+                                           or (f.get("type") == "reject" and f.get("seq") == s), timeout=5)
+            except (AssertionError, ConnectionClosed, OSError):
+                return
+            if frame["type"] == "reject":
+                self.refused += 1
+                time.sleep(0.05)
+            else:
+                self.acked.append((frame["rev"], value))
+            time.sleep(0.02)
+
+
+def test_the_owner_killed_under_load_the_room_continues_and_loses_no_acknowledged_commit(cluster, join):
+    nodes = three_nodes(cluster)
+    members = {node.name: join(node, f"m-{node.name}") for node in nodes}
+    owner = cluster.wait_owner()
+    survivors = [n for n in nodes if n.name != owner]
+    writer = Writer(members[survivors[0].name], [round(0.01 * k, 2) for k in range(1, 100)])
+    watcher = members[survivors[1].name]
+    writer.start()
+    time.sleep(1.0)
+    killed_at = time.monotonic()
+    cluster.node(owner).send_signal(signal.SIGKILL)
+    cluster.node(owner).wait_exit(5)
+    new_owner = cluster.wait_owner(other_than=owner, timeout=TAKEOVER + 1)
+    assert new_owner in {n.name for n in survivors}
+    # The room continues: a set on a surviving node is acknowledged soon after the kill.
+    probe = watcher.set("size", 100)
+    watcher.expect_ack(probe, timeout=TAKEOVER + 1)
+    assert time.monotonic() - killed_at < TAKEOVER + 1.0
+    time.sleep(1.0)
+    writer.stop.set()
+    writer.join(10)
+    assert writer.acked, "the writer never got an ack"
+    # Every acknowledged commit is in Redis' log, and revisions never went back or repeated.
+    log = cluster.history()
+    revisions = [c["rev"] for c in log]
+    assert revisions == sorted(revisions) and len(set(revisions)) == len(revisions)
+    logged = {(c["rev"], round(c["state"]["value"], 4)) for c in log if c["control"] == "gain"}
+    for revision, value in writer.acked:
+        assert (revision, round(value, 4)) in logged, f"acknowledged gain {value} at revision {revision} is not in the log"
+    # Members on surviving nodes stayed connected.
+    assert members[survivors[0].name].ws.close_code is None and watcher.ws.close_code is None
+
+
+def test_a_paused_owner_steps_down_and_never_writes_beside_the_new_one(cluster, join):
+    n1, n2 = cluster.start_node("n1"), cluster.start_node("n2")
+    first = join(n1, "Ann")
+    owner = cluster.wait_owner()
+    assert owner == "n1"
+    second = join(n2, "Bob")
+    n1.send_signal(signal.SIGSTOP)
+    try:
+        assert cluster.wait_owner(other_than="n1", timeout=TAKEOVER + 1) == "n2"
+        seq = second.set("gain", 0.9)
+        second.expect_ack(seq, timeout=3)
+    finally:
+        n1.send_signal(signal.SIGCONT)
+    # The old owner finds its lease gone and steps down; its member keeps going through n2.
+    n1.wait_for_log(r"room demo: no longer its owner", timeout=5)
+    seq = first.set("gain", 0.4)
+    first.expect(lambda f: (f.get("type") == "update" and f.get("ack", 0) >= seq) or f.get("type") == "reject", timeout=5)
+    time.sleep(0.5)
+    assert cluster.owner() == "n2"
+    log = cluster.history()
+    revisions = [c["rev"] for c in log]
+    assert revisions == sorted(revisions) and len(set(revisions)) == len(revisions)
+    writers = {c["client"].split(".")[0] for c in log if c["rev"] > 0}
+    assert "n2" in writers
+
+
+def test_redis_restarted_writes_are_refused_then_resume(cluster, join, redis):
+    n1, n2 = cluster.start_node("n1"), cluster.start_node("n2")
+    ann = join(n1, "Ann")
+    bob = join(n2, "Bob")
+    seq = ann.set("gain", 0.3)
+    ann.expect_ack(seq)
+    redis.stop()
+    time.sleep(0.5)
+    assert healthz(n1.port) == 503
+    assert "redis" in n1.get("/healthz").text
+    seq = bob.set("gain", 0.6)
+    bob.expect_reject("unavailable", seq, timeout=5)
+    redis.start()
+    deadline = time.monotonic() + 10
+    while healthz(n2.port) != 200 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert healthz(n2.port) == 200
+    # Writes resume (the first tries may still meet the takeover).
+    while True:
+        seq = bob.set("gain", 0.65)
+        frame = bob.expect(lambda f, s=seq: (f.get("type") == "update" and f.get("ack", 0) >= s)
+                           or (f.get("type") == "reject" and f.get("seq") == s), timeout=5)
+        if frame["type"] == "update" or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert frame["type"] == "update", frame
+    ann.expect(gain_is(0.65), timeout=5, what="gain 0.65 on the other node")
