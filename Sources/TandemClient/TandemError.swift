@@ -12,6 +12,8 @@ public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
     case noGesture(String)
     case badMessage(String)
     case unauthorized(String)
+    /// Cluster mode: the room's owner or Redis could not be reached; nothing changed, try again later.
+    case unavailable(String)
     /// The server closed the connection before a welcome (4401, 4403, 4404…).
     case refused(code: Int, reason: String)
     /// The connection dropped before the server acknowledged this step or gesture.
@@ -34,6 +36,7 @@ public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
         case "busy": .busy(holder: holder ?? "", holderName: holderName, message: message)
         case "no_gesture": .noGesture(message)
         case "unauthorized": .unauthorized(message)
+        case "unavailable": .unavailable(message)
         default: .badMessage("\(code): \(message)")
         }
     }
@@ -46,7 +49,7 @@ public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
         case .closed: "the room was closed"
         case let .badValue(m), let .unknownControl(m), let .unknownThumb(m), let .forbidden(m),
              let .rateLimited(m), let .readOnly(m), let .noGesture(m), let .badMessage(m),
-             let .unauthorized(m), let .badURL(m), let .transport(m), let .protocolViolation(m): m
+             let .unauthorized(m), let .unavailable(m), let .badURL(m), let .transport(m), let .protocolViolation(m): m
         }
     }
 }

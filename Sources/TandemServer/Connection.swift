@@ -65,6 +65,14 @@ final class Connection {
     var registered = false
     /// Whether its welcome was made (after the owner's admission).
     var welcomed = false
+    /// The `seq`s of its messages relayed to the owner and not yet acknowledged,
+    /// oldest first (at most `Connection.relayedLimit`): when the owner changes,
+    /// those the old owner never answered are refused with `unavailable`.
+    var relayed: [Int] = []
+    static let relayedLimit = 256
+    /// The `seq`s this node refused itself (`unavailable`): a reject for one
+    /// of them from the owner as well is not sent twice.
+    var refusedLocally: Set<Int> = []
 
     init(session: UInt64, wsi: OpaquePointer, client: ClientID) {
         self.session = session

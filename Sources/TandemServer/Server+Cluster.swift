@@ -59,6 +59,10 @@ extension Server {
             return
         }
         metrics.messagesIn[decoded.kindName, default: 0] += 1
+        if let seq = decoded.seq {
+            if connection.relayed.count >= Connection.relayedLimit { connection.relayed.removeFirst() }
+            connection.relayed.append(seq)
+        }
         relay(.message(client: connection.client, bytes: message), replica, host: host, cluster: cluster, at: now, seq: decoded.seq)
     }
 
@@ -105,8 +109,24 @@ extension Server {
         }
     }
 
+    /// After an owner change: every message of `connection` the old owner
+    /// never answered (above its last ack) is refused with `unavailable`, so
+    /// that each message a client sends gets an ack or a reject.
+    func refuseUnanswered(_ connection: Connection, host: RoomHost) {
+        let ack = host.room.admission(of: connection.client)?.ack ?? 0
+        let unanswered = connection.relayed.filter { $0 > ack }
+        connection.relayed.removeAll()
+        for seq in unanswered {
+            queueLocalReject(connection, host: host, seq: seq, code: .unavailable,
+                             message: "the room changed owner before this message was applied; nothing changed, try again")
+        }
+    }
+
     /// Queues a reject for a local member in the view and wakes it.
     func queueLocalReject(_ connection: Connection, host: RoomHost, seq: Int, code: RejectCode, message: String) {
+        connection.relayed.removeAll { $0 == seq }
+        if connection.refusedLocally.count >= Connection.relayedLimit { connection.refusedLocally.removeAll() }
+        connection.refusedLocally.insert(seq)
         let effects = host.room.refuse(connection.client, seq: seq, code: code, message: message)
         metrics.rejects[code, default: 0] += 1
         if !effects.isEmpty { arm(connection, at: Clock.now()) }

@@ -33,6 +33,8 @@ extension Server {
                 cluster.downReason = nil
             }
             if connection == "subscriber" {
+                // Lifecycle messages may have been missed: compare the rooms once the subscription is surely in place.
+                cluster.reconcileDue = now.adding(seconds: 0.3)
                 for replica in cluster.replicas.values where replica.subscribed {
                     replica.synced = false
                     replica.snapshotAsked = nil
@@ -115,6 +117,8 @@ extension Server {
                 return
             }
             replica.viewSequence = sequence
+            var delta = delta
+            delta.rejects.removeAll { host.members[$0.to]?.refusedLocally.contains($0.seq) ?? false }
             host.room.absorb(delta, isLocal: { host.members[$0] != nil })
             react(to: delta, host: host, at: now)
         case let .snapshot(epoch, sequence, owner, snapshot):
@@ -132,6 +136,9 @@ extension Server {
             // registers again (the new owner knows only what Redis kept), and
             // anyone still unwelcomed may have missed its admission in a
             // publication this view skipped. Registering is idempotent.
+            if newOwner {
+                for connection in host.members.values where connection.welcomed { refuseUnanswered(connection, host: host) }
+            }
             for connection in waiting { register(connection, replica, cluster: cluster, at: now) }
             for connection in host.members.values where !waiting.contains(where: { $0 === connection })
                 && (newOwner || !connection.welcomed) {
@@ -153,7 +160,12 @@ extension Server {
             arm(connection, at: now)
         }
         for ack in delta.acks {
-            if let connection = host.members[ack.client] { arm(connection, at: now) }
+            guard let connection = host.members[ack.client] else { continue }
+            if let first = connection.relayed.first, first <= ack.seq { connection.relayed.removeAll { $0 <= ack.seq } }
+            arm(connection, at: now)
+        }
+        for reject in delta.rejects {
+            host.members[reject.to]?.relayed.removeAll { $0 == reject.seq }
         }
         for reject in delta.rejects {
             guard let connection = host.members[reject.to] else { continue }
@@ -181,6 +193,10 @@ extension Server {
             heartbeat(cluster)
         }
         guard cluster.up else { return }
+        if let due = cluster.reconcileDue, now >= due {
+            cluster.reconcileDue = now.adding(seconds: 10)
+            reconcileRooms(cluster, at: now)
+        }
         for (id, replica) in cluster.replicas {
             guard let host = rooms[id] else { continue }
             if replica.owned {
@@ -267,6 +283,22 @@ extension Server {
         default:
             break
         }
+    }
+
+    /// Serves exactly the rooms Redis lists: a room created elsewhere is
+    /// added, one deleted elsewhere is dropped, and (right after a reconnect)
+    /// one whose schema changed is reloaded — for lifecycle messages this node
+    /// could not hear.
+    func reconcileRooms(_ cluster: Cluster, at now: Moment) {
+        let ids: Set<String>
+        do {
+            ids = Set(try cluster.store.roomIDs())
+        } catch {
+            log.warn("rooms: cannot list them in redis: \(error)")
+            return
+        }
+        for id in ids where rooms[id] == nil { reloadRoom(id, cluster: cluster, at: now) }
+        for id in roomOrder where !ids.contains(id) { forgetRoom(id, cluster: cluster, reason: "deleted") }
     }
 
     /// Reads room `id` from Redis and serves it: a new room is added; a room

@@ -25,6 +25,8 @@ export class Forbidden extends TandemError {}
 export class RateLimited extends TandemError {}
 export class Unauthorized extends TandemError {}
 export class UnknownPreset extends TandemError {}
+/** Cluster mode: the room's owner or Redis could not be reached; nothing changed, try again later. */
+export class Unavailable extends TandemError {}
 
 /** A thumb someone holds: `holder` is their client id (as on the wire), `holderName` their display name. */
 export class Busy extends TandemError {
@@ -69,6 +71,7 @@ const BY_CODE = {
   rate_limited: RateLimited,
   unauthorized: Unauthorized,
   unknown_preset: UnknownPreset,
+  unavailable: Unavailable,
 };
 
 /**

@@ -31,6 +31,10 @@ final class Cluster {
     var lastHeartbeat = Moment.zero
     /// The other nodes as their heartbeats describe them (refreshed with this node's).
     var nodes: [String: [String: String]] = [:]
+    /// When the rooms are next compared with Redis' list (`Server.reconcileRooms`):
+    /// soon after the subscriber is (again) ready, since lifecycle messages may
+    /// have been missed meanwhile, and every 10 s.
+    var reconcileDue: Moment?
     /// Since when Redis is unreachable, and why.
     var downSince: Moment?
     var downReason: String?

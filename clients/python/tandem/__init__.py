@@ -13,7 +13,7 @@ from typing import Any
 
 from .aio import AsyncControl, AsyncGesture, AsyncRoom, Change, TokenSource
 from .errors import (BadMessage, BadValue, Busy, Closed, ConnectionLost, Forbidden, NoGesture, RateLimited,
-                     ReadOnly, Rejected, TandemError, Unauthorized, UnknownControl, UnknownPreset, UnknownThumb)
+                     ReadOnly, Rejected, TandemError, Unauthorized, Unavailable, UnknownControl, UnknownPreset, UnknownThumb)
 from .sync import Control, Gesture, Room
 
 __version__ = "0.1.0"
@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 __all__ = [
     "connect", "aconnect", "Room", "Control", "Gesture", "AsyncRoom", "AsyncControl", "AsyncGesture", "Change",
     "TandemError", "Rejected", "BadMessage", "BadValue", "Busy", "Forbidden", "NoGesture", "RateLimited",
-    "ReadOnly", "Unauthorized", "UnknownControl", "UnknownPreset", "UnknownThumb", "Closed", "ConnectionLost",
+    "ReadOnly", "Unauthorized", "Unavailable", "UnknownControl", "UnknownPreset", "UnknownThumb", "Closed", "ConnectionLost",
 ]
 
 

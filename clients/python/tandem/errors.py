@@ -81,9 +81,14 @@ class UnknownPreset(Rejected):
     code = "unknown_preset"
 
 
+class Unavailable(Rejected):
+    """Cluster mode: the room's owner or Redis could not be reached; nothing changed, try again later."""
+    code = "unavailable"
+
+
 REJECTS: dict[str, type[Rejected]] = {cls.code: cls for cls in (
     BadMessage, UnknownControl, UnknownThumb, BadValue, ReadOnly, Busy, NoGesture,
-    Forbidden, RateLimited, Unauthorized, UnknownPreset)}
+    Forbidden, RateLimited, Unauthorized, UnknownPreset, Unavailable)}
 
 
 class ConnectionLost(TandemError):
