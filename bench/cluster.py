@@ -377,7 +377,7 @@ def relay_hop(summary: dict[str, dict]) -> list[str]:
             label = p.split("_")[0]
             if relay.get(p) is not None and one.get(p) is not None:
                 out.append(f"{label}: the relay node's clients {f(relay[p], 2, ' ms')} against one node's "
-                           f"{f(one[p], 2, ' ms')} (+{f(relay[p] - one[p], 2, ' ms')}); "
+                           f"{f(one[p], 2, ' ms')} ({relay[p] - one[p]:+.2f} ms); "
                            f"the owner node's clients in the same two-node run: {f(owner.get(p), 2, ' ms')}")
         if one.get("all_us_per_update") and two.get("all_us_per_update"):
             out.append(f"CPU per delivered update, every process (nodes and Redis): two nodes / one node = "
@@ -390,7 +390,9 @@ def relay_hop(summary: dict[str, dict]) -> list[str]:
 
 
 def check_log(entries: list[tuple[int, int, dict[str, str]]], acked: list[tuple[int, float, str]]) -> dict:
-    """Every acknowledged (revision, value, client) against Redis' log entries (rev, k, fields)."""
+    """Every acknowledged (revision, value, client) against Redis' log entries (rev, k, fields).
+    A negative revision -(R + 1) stands for one the writer never saw (the ack came, its change did
+    not): then any entry of that value by that client above revision R will do."""
     logged = set()
     for rev, _, fields in entries:
         if fields.get("control") != "gain":
@@ -400,11 +402,18 @@ def check_log(entries: list[tuple[int, int, dict[str, str]]], acked: list[tuple[
         except (ValueError, TypeError, AttributeError):
             continue
         logged.add((rev, value, fields.get("client")))
-    lost = [(rev, value, client) for rev, value, client in acked if (rev, round(value, 4), client) not in logged]
+    def found(rev: int, value: float, client: str) -> bool:
+        if rev >= 0:
+            return (rev, round(value, 4), client) in logged
+        return any(r > -rev - 1 and v == round(value, 4) and c == client for r, v, c in logged)
+    lost = [(rev, value, client) for rev, value, client in acked if not found(rev, value, client)]
+    # For a lost one: where the same client's same value is in the log (a revision mis-read, not a loss?).
+    elsewhere = [[rev, value, client, sorted(r for r, v, c in logged if v == round(value, 4) and c == client)]
+                 for rev, value, client in lost[:10]]
     revisions = [rev for rev, _, _ in entries]
     backwards = sum(1 for a, b in zip(revisions, revisions[1:]) if b < a)
     shared = sum(1 for a, b in zip(revisions, revisions[1:]) if b == a)
-    return {"entries": len(entries), "acknowledged": len(acked), "lost": len(lost), "lostSample": lost[:10],
+    return {"entries": len(entries), "acknowledged": len(acked), "lost": len(lost), "lostSample": elsewhere,
             "revisionsBackwards": backwards, "entriesSharingARevision": shared,
             "strictlyIncreasing": backwards == 0 and shared == 0}
 
@@ -428,7 +437,10 @@ def failover_markdown(result: dict) -> list[str]:
         + ("strictly increase" if log["strictlyIncreasing"] else
            f"go back {log['revisionsBackwards']} times, {log['entriesSharingARevision']} entries share a revision") + ")",
         f"writers: {result['writes']['acked']} sets acknowledged, {result['writes']['rejected']} rejected, "
-        f"{result['writes']['unanswered']} unanswered within {result['writes']['timeoutS']:g} s (their connection died or the answer was lost)",
+        f"{result['writes']['unanswered']} unanswered within {result['writes']['timeoutS']:g} s (their connection died or the answer was lost)"
+        + (f"; {result['writes']['ackedWithoutChange']} acknowledged sets whose change did not reach their writer within 1 s "
+           "were checked by (value, client) after the writer's previous revision"
+           if result['writes'].get('ackedWithoutChange') else ""),
         "owners, kill by kill: " + " → ".join(result["owners"]),
     ]
     return lines
@@ -619,7 +631,9 @@ class Writer(Member):
         self.unanswered = 0
         self.seq = 0
         self.waiting: tuple[int, asyncio.Future] | None = None
-        self.mine: dict[float, int] = {}  # value -> revision of my latest change to it
+        self.mine: dict[float, int] = {}  # value -> revision of my change to it since the set was sent
+        self.change_seen: asyncio.Event | None = None
+        self.unmatched = 0  # acknowledged, but no change of mine to that value arrived: revision unknown
         self.stopping = False
 
     def frame(self, t: float, frame: dict) -> None:
@@ -627,9 +641,11 @@ class Writer(Member):
         for c in frame.get("changes") or []:
             if c.get("control") == "gain" and c.get("by") == self.client:
                 try:
-                    self.mine[round(float(c["state"]["value"]), 4)] = int(c.get("rev", frame.get("rev", 0)))
+                    self.mine[round(float(c["state"]["value"]), 4)] = int(c["rev"])
                 except (KeyError, TypeError, ValueError):
                     pass
+                if self.change_seen:
+                    self.change_seen.set()
         if self.waiting:
             seq, fut = self.waiting
             kind = frame.get("type")
@@ -647,6 +663,8 @@ class Writer(Member):
             self.seq += 1
             fut = loop.create_future()
             self.waiting = (self.seq, fut)
+            self.mine.pop(round(value, 4), None)
+            self.change_seen = asyncio.Event()
             try:
                 self.ws.send_text(json.dumps({"type": "set", "seq": self.seq, "control": "gain", "value": value}))
                 frame = await asyncio.wait_for(fut, self.timeout)
@@ -658,8 +676,22 @@ class Writer(Member):
             if frame.get("type") == "reject":
                 self.rejected += 1
             else:
-                rev = self.mine.get(round(value, 4), frame.get("rev", 0))
-                self.acked.append((int(rev), value, self.client))
+                # The commit's revision is the one on my change to this value; the ack may
+                # come before the change (a relayed set): wait for it a little.
+                key = round(value, 4)
+                give_up = time.monotonic() + 1.0
+                while key not in self.mine and time.monotonic() < give_up and not self.closed:
+                    self.change_seen.clear()
+                    try:
+                        await asyncio.wait_for(self.change_seen.wait(), max(0.01, give_up - time.monotonic()))
+                    except asyncio.TimeoutError:
+                        break
+                if key in self.mine:
+                    self.acked.append((self.mine[key], value, self.client))
+                else:
+                    # Checked without its revision: (value, this client) above my last known revision.
+                    self.unmatched += 1
+                    self.acked.append((-(max((r for r, _, c in self.acked if c == self.client), default=0)) - 1, value, self.client))
             await asyncio.sleep(max(0.0, self.period - (time.monotonic() - started)))
 
 
@@ -765,7 +797,8 @@ async def failover(a: argparse.Namespace, tmp: Path) -> dict:
             "gapMs": spread(gaps), "killToNewMs": spread(from_kill), "restartMs": spread(restarts),
             "unresolved": unresolved, "perKill": per_kill, "owners": owners, "log": log,
             "writes": {"acked": len(acked), "rejected": sum(w.rejected for w in all_writers),
-                       "unanswered": sum(w.unanswered for w in all_writers), "timeoutS": a.write_timeout},
+                       "unanswered": sum(w.unanswered for w in all_writers), "timeoutS": a.write_timeout,
+                       "ackedWithoutChange": sum(w.unmatched for w in all_writers)},
         }
     finally:
         for t in tasks:
