@@ -81,9 +81,9 @@ struct Flags {
                        server its clients, the updates delivered to them and their latency
       --pid PID        the server's pid: its CPU from /proc/PID/stat. Repeatable, or
                        --pids PID,PID,...: the i-th pid is the i-th URL's server (--url
-                       first): CPU per pid, summed as the server CPU, and
-                       per node its CPU per update delivered to its own clients; pids past
-                       the URLs (Redis, say) are measured and summed too
+                       first); CPU per pid, summed as the server CPU, and per server its
+                       CPU per update delivered to its own clients; pids past the URLs
+                       (Redis, say) are measured and summed too
       --help           this text
 
     Exit status: 0 passed, 1 failed (an illegal state, a final state differing from the
