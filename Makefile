@@ -28,7 +28,7 @@ CLUSTER_PKGS := redis-server haproxy
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-client-python test-client-js test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz cluster
+.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-client-python test-client-js test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz cluster bench-cluster
 
 all: build
 
@@ -139,6 +139,15 @@ bench: deps venv
 	$(SWIFT) build -c release --product tandem
 	$(SWIFT) build -c release --product tandem-bench
 	$(VENV)/bin/python bench/run.py $(ARGS)
+
+# Scale-out (issue 14): the relay hop (S2h against one cluster node, then two) and
+# failover (the owner SIGKILLed 20 times: gaps, commits lost), against a real Redis;
+# not part of `make test`. See bench/README.md. Options: make bench-cluster ARGS="--quick".
+bench-cluster: deps
+	$(call apt-install,redis-server)
+	$(SWIFT) build -c release --product tandem
+	$(SWIFT) build -c release --product tandem-bench
+	$(PYTHON) bench/cluster.py --out bench/results/cluster $(ARGS)
 
 # libFuzzer targets (fuzz/), built by fuzz/build.sh into .build/fuzz/ with
 # swiftc -sanitize=fuzzer,address, outside SwiftPM. `make fuzz` runs each for

@@ -75,6 +75,11 @@ public struct BenchReport: Sendable {
     public var idle: IdleMemory?
     /// Delivered moves whose identity was ambiguous (`LatencyRecorder.ambiguous`).
     public var ambiguous: UInt64 = 0
+    /// Per server URL (`--url`, then each `--also-url`): its clients, what they
+    /// were delivered, their latency and the server's CPU when its pid was given.
+    public var nodes: [NodeLoad] = []
+    /// Per `--pid`: its CPU over the measured window. `server` is their sum.
+    public var pids: [PIDUsage] = []
 
     public init(scenario: String, url: String, clients: Int, draggers: Int, hz: Double, seconds: Double,
                 offered: UInt64, delivered: UInt64, frames: UInt64, bytes: UInt64,
@@ -166,6 +171,24 @@ public struct BenchReport: Sendable {
                          JSONMember("rssAfterBytes", .number(Double(idle.rssAfter))),
                          JSONMember("bytesPerConnection", .number(idle.bytesPerConnection))])
             } ?? .null),
+            JSONMember("servers", .array(nodes.map { node in
+                .object([JSONMember("url", .string(node.url)),
+                         JSONMember("clients", .number(Double(node.clients))),
+                         JSONMember("draggers", .number(Double(node.draggers))),
+                         JSONMember("delivered", .number(Double(node.delivered))),
+                         JSONMember("latencyNs", Self.json(node.latency)),
+                         JSONMember("pid", node.pid.map { .number(Double($0)) } ?? .null),
+                         JSONMember("cpu", node.cpu.map { usage in
+                             .object([JSONMember("seconds", .number(usage.seconds)),
+                                      JSONMember("coreShare", .number(usage.coreShare)),
+                                      JSONMember("nsPerDeliveredUpdate", node.cpuPerDeliveredUpdate.map { .number($0 * 1e9) } ?? .null)])
+                         } ?? .null)])
+            })),
+            JSONMember("serverCPUByPid", .array(pids.map { entry in
+                .object([JSONMember("pid", .number(Double(entry.pid))),
+                         JSONMember("seconds", entry.cpu.map { .number($0.seconds) } ?? .null),
+                         JSONMember("coreShare", entry.cpu.map { .number($0.coreShare) } ?? .null)])
+            })),
             JSONMember("timeline", .array(timeline.map { point in
                 var members = [JSONMember("t", .number(point.seconds)), JSONMember("count", .number(Double(point.count)))]
                 for (name, value) in zip(LatencyPoint.names, point.values) {
@@ -211,6 +234,27 @@ public struct BenchReport: Sendable {
 
     // MARK: - Text
 
+    /// A line per server URL and one per pid that is no server's (with several of either).
+    public var nodeLines: [String] {
+        var lines: [String] = []
+        for node in nodes {
+            var line = "node     \(node.url): \(node.clients) clients (\(node.draggers) dragging), delivered \(Format.count(Double(node.delivered)))"
+            if node.latency.count > 0 {
+                line += ", p50 \(Format.duration(node.latency.percentile(50))) p99 \(Format.duration(node.latency.percentile(99)))"
+            }
+            if let cpu = node.cpu {
+                let per = node.cpuPerDeliveredUpdate.map { Format.duration($0 * 1e9) } ?? "-"
+                line += ", pid \(node.pid ?? 0) \(Format.percent(cpu.coreShare)) of a core, \(per) CPU per update delivered here"
+            }
+            lines.append(line)
+        }
+        let nodePids = Set(nodes.compactMap(\.pid))
+        for entry in pids where !nodePids.contains(entry.pid) {
+            lines.append("pid      \(entry.pid): " + (entry.cpu.map { "\(Format.percent($0.coreShare)) of a core" } ?? "unreadable"))
+        }
+        return lines
+    }
+
     /// The summary for a person, a few lines.
     public var summary: String {
         var lines: [String] = []
@@ -235,8 +279,10 @@ public struct BenchReport: Sendable {
         }
         if let server {
             let per = serverCPUPerUpdate.map { Format.duration($0 * 1e9) } ?? "-"
-            lines.append("server   \(Format.percent(server.coreShare)) of a core, \(per) CPU per delivered update")
+            let what = pids.count > 1 ? "servers  \(pids.count) pids together:" : "server  "
+            lines.append("\(what) \(Format.percent(server.coreShare)) of a core, \(per) CPU per delivered update")
         }
+        if nodes.count > 1 || pids.count > 1 { lines += nodeLines }
         if let generator {
             lines.append("generator \(Format.percent(generator.coreShare)) of a core\(generatorWasFast ? "" : " — over \(Format.percent(Self.generatorLimit)): INVALID RUN")")
         }

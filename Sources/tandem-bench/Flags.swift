@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TandemBench
 
 /// The command line of `tandem-bench`.
 struct Flags {
@@ -16,7 +17,17 @@ struct Flags {
     var ramp = 1000.0
     var json: String?
     var svg: String?
-    var pid: Int?
+    /// `--pid` (repeatable) and `--pids a,b,c`, in order: the i-th is the server of the
+    /// i-th URL (`--url`, then each `--also-url`); any beyond the URLs (Redis, say) are
+    /// measured too. The report's serverCPU is their sum.
+    var pids: [Int] = []
+    /// The first pid: the one server of a single-server run (its RSS for `--idle`).
+    var pid: Int? { pids.first }
+    /// `--also-url`, as given: more servers (a cluster's nodes) for the same room path.
+    var alsoURLs: [String] = []
+    /// Every server of the run: `--url`'s first, then each `--also-url`'s. A room's
+    /// clients go round-robin over them (`ServerSpread`).
+    var servers: [BenchURL] = []
     var rooms = 1
     var slow = 0.0
     var idle = false
@@ -64,7 +75,15 @@ struct Flags {
       --event-loop L   uv (epoll, default) or poll
       --json FILE      write the report as JSON
       --svg FILE       write latency over time and the histogram as SVG
-      --pid PID        the server's pid: its CPU from /proc/PID/stat
+      --also-url URL   another server for the same room path, ws://HOST:PORT (a cluster's
+                       node; repeatable): each room's clients, draggers included, go
+                       round-robin over --url and these, in order; the report adds per
+                       server its clients, the updates delivered to them and their latency
+      --pid PID        the server's pid: its CPU from /proc/PID/stat. Repeatable, or
+                       --pids PID,PID,...: the i-th pid is the i-th URL's server (--url
+                       first); CPU per pid, summed as the server CPU, and per server its
+                       CPU per update delivered to its own clients; pids past the URLs
+                       (Redis, say) are measured and summed too
       --help           this text
 
     Exit status: 0 passed, 1 failed (an illegal state, a final state differing from the
@@ -110,7 +129,12 @@ struct Flags {
             case "--ramp": flags.ramp = try double(arg, above: 0)
             case "--json": flags.json = try value(arg)
             case "--svg": flags.svg = try value(arg)
-            case "--pid": flags.pid = try int(arg, min: 1)
+            case "--pid": flags.pids.append(try int(arg, min: 1))
+            case "--pids":
+                let text = try value(arg)
+                guard let pids = ServerSpread.pids(text[...]) else { throw UsageError(message: "--pids: '\(text)' is not a comma-separated list of pids") }
+                flags.pids += pids
+            case "--also-url": flags.alsoURLs.append(try value(arg))
             case "--rooms": flags.rooms = try int(arg, min: 1)
             case "--slow":
                 flags.slow = try double(arg, above: 0, orEqual: true)
@@ -188,6 +212,20 @@ struct Flags {
             flags.port = flags.tls ? 443 : 80
         }
         guard !flags.host.isEmpty else { throw UsageError(message: "--url needs a host") }
+        flags.servers = [BenchURL(tls: flags.tls, host: flags.host, port: flags.port, path: String(path))]
+        for text in flags.alsoURLs {
+            let other: BenchURL
+            switch BenchURL.parse(text) {
+            case let .success(parsed): other = parsed
+            case let .failure(error): throw UsageError(message: "--also-url \(error.message)")
+            }
+            guard other.tls == flags.tls else { throw UsageError(message: "--also-url '\(text)': the same scheme as --url (ws:// or wss://)") }
+            guard other.path.isEmpty || other.path == path else {
+                throw UsageError(message: "--also-url '\(text)': every server gets --url's room path \(path); give ws://HOST:PORT")
+            }
+            flags.servers.append(other)
+        }
+        if flags.idle, flags.servers.count > 1 { throw UsageError(message: "--idle measures one server: no --also-url") }
         return flags
     }
 

@@ -32,6 +32,8 @@ final class Client {
     let slow: Bool
     /// A probe: opened at the end only to read the server's state from its welcome.
     let probe: Bool
+    /// The server it connects to: an index into `Flags.servers` (`--url`, then `--also-url`s).
+    let server: Int
     var wsi: OpaquePointer?
     var incoming: [UInt8] = []
     var view: ClientView?
@@ -47,12 +49,13 @@ final class Client {
     var wantsEnd = false
     var ended = false
 
-    init(index: Int, room: Int, slot: Int, slow: Bool, probe: Bool = false) {
+    init(index: Int, room: Int, slot: Int, slow: Bool, probe: Bool = false, server: Int = 0) {
         self.index = index
         self.room = room
         self.slot = slot
         self.slow = slow
         self.probe = probe
+        self.server = server
     }
 }
 
@@ -100,10 +103,11 @@ final class Generator {
     private(set) var context: OpaquePointer?
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let protocolName: UnsafeMutablePointer<CChar>
-    private let hostC: UnsafeMutablePointer<CChar>
-    private let originC: UnsafeMutablePointer<CChar>
-    /// The Host header: HOST:PORT unless the port is the scheme's default, as a browser sends it.
-    private let hostHeaderC: UnsafeMutablePointer<CChar>
+    /// Per server (`Flags.servers`): the address, the Origin, and the Host header
+    /// (HOST:PORT unless the port is the scheme's default, as a browser sends it).
+    private let hostCs: [UnsafeMutablePointer<CChar>]
+    private let originCs: [UnsafeMutablePointer<CChar>]
+    private let hostHeaderCs: [UnsafeMutablePointer<CChar>]
     private let timer: UnsafeMutablePointer<tandem_timer>
     private var uvLoop: UnsafeMutableRawPointer?
     private var foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
@@ -123,6 +127,10 @@ final class Generator {
     var rejects = 0
     var connected = 0
     var frames: UInt64 = 0
+    /// Per server: moves its clients saw (cumulative, like `recorder.delivered`), and
+    /// their latencies (reset with the recorder's at the start of the measured window).
+    var deliveredByServer: [UInt64]
+    var latencyByServer: [LatencyHistogram]
     var bytes: UInt64 = 0
     /// Moves offered: each move sent times the clients in its room.
     var offered: UInt64 = 0
@@ -149,12 +157,15 @@ final class Generator {
         rooms = flags.roomIDs.map { RoomRun(id: $0, query: flags.query, token: flags.token) }
         recorder = LatencyRecorder(groups: 2)
         protocolName = strdup("tandem.v1")
-        hostC = strdup(flags.host)
+        let servers = flags.servers.isEmpty ? [BenchURL(tls: flags.tls, host: flags.host, port: flags.port, path: "")] : flags.servers
+        hostCs = servers.map { strdup($0.host) }
         // The page a browser would have loaded, scheme included (JUST_USE_RAW_ORIGIN
         // below), so that a same-origin check sees https:// for wss://.
-        let authority = flags.port == (flags.tls ? 443 : 80) ? flags.host : "\(flags.host):\(flags.port)"
-        originC = strdup("\(flags.tls ? "https" : "http")://\(authority)")
-        hostHeaderC = strdup(authority)
+        let authorities = servers.map { $0.port == ($0.tls ? 443 : 80) ? $0.host : "\($0.host):\($0.port)" }
+        originCs = authorities.map { strdup("\(flags.tls ? "https" : "http")://\($0)") }
+        hostHeaderCs = authorities.map { strdup($0) }
+        deliveredByServer = Array(repeating: 0, count: servers.count)
+        latencyByServer = Array(repeating: LatencyHistogram(), count: servers.count)
         protocols = .allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
         protocols[0].name = UnsafePointer(protocolName)
@@ -197,9 +208,7 @@ final class Generator {
         shutdown()
         protocols.deallocate()
         free(protocolName)
-        free(hostC)
-        free(originC)
-        free(hostHeaderC)
+        for pointer in hostCs + originCs + hostHeaderCs { free(pointer) }
         timer.deallocate()
         scratch.deallocate()
         foreignLoops?.deallocate()
@@ -235,11 +244,12 @@ final class Generator {
     func connect(_ client: Client) {
         var info = lws_client_connect_info()
         info.context = context
-        info.address = UnsafePointer(hostC)
-        info.port = Int32(flags.port)
+        let server = hostCs.indices.contains(client.server) ? client.server : 0
+        info.address = UnsafePointer(hostCs[server])
+        info.port = Int32(flags.servers.indices.contains(server) ? flags.servers[server].port : flags.port)
         info.path = UnsafePointer(rooms[client.room].path)
-        info.host = UnsafePointer(hostHeaderC)
-        info.origin = UnsafePointer(originC)
+        info.host = UnsafePointer(hostHeaderCs[server])
+        info.origin = UnsafePointer(originCs[server])
         info.protocol = UnsafePointer(protocolName)
         info.opaque_user_data = UnsafeMutableRawPointer(bitPattern: client.index + 1)
         // No validity pings: lws 4.1 re-files each connection's validity timer in
@@ -501,14 +511,21 @@ final class Generator {
         let group = client.slow ? 1 : 0
         for gesture in update.gestures {
             for track in room.tracksOnControl[gesture.index] where recorder.tracks[track].thumb == gesture.thumb {
-                _ = recorder.observe(receiver: client.index, track: track, state: gesture.state, at: receipt, group: group)
+                count(recorder.observe(receiver: client.index, track: track, state: gesture.state, at: receipt, group: group), client)
             }
         }
         for change in update.changes {
             for track in room.tracksOnControl[change.index] {
-                _ = recorder.observe(receiver: client.index, track: track, state: change.state, at: receipt, group: group)
+                count(recorder.observe(receiver: client.index, track: track, state: change.state, at: receipt, group: group), client)
             }
         }
+    }
+
+    /// A move a client saw, counted for its server too.
+    private func count(_ observation: Observation, _ client: Client) {
+        guard case let .recorded(_, latency) = observation, deliveredByServer.indices.contains(client.server) else { return }
+        deliveredByServer[client.server] += 1
+        latencyByServer[client.server].record(latency)
     }
 
     /// Stops the run at the first refusal: every other connection would be refused alike.

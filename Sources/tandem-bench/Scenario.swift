@@ -51,9 +51,14 @@ final class Scenario {
     private var last = (frames: UInt64(0), bytes: UInt64(0), offered: UInt64(0), delivered: UInt64(0))
     private var final = (frames: UInt64(0), bytes: UInt64(0), offered: UInt64(0), delivered: UInt64(0))
     private var cpuBefore = 0.0
-    private var serverBefore: ProcStat?
+    /// Per `--pid`: its reading at the window's start, and its CPU over the window.
+    private var serverBefore: [ProcStat?] = []
     private var generatorUsage: CPUUsage?
-    private var serverUsage: CPUUsage?
+    private var pidUsages: [PIDUsage] = []
+    /// Per server URL: moves its clients saw at the window's start and end, and their latencies.
+    private var baseByServer: [UInt64] = []
+    private var finalByServer: [UInt64] = []
+    private var latencyByServer: [LatencyHistogram] = []
     private var measuredLatency = LatencyHistogram()
     private var fastLatency = LatencyHistogram()
     private var slowLatency = LatencyHistogram()
@@ -77,13 +82,14 @@ final class Scenario {
             let ordinal = perRoom[room]
             perRoom[room] += 1
             let slot = ordinal < flags.draggers ? ordinal : -1
+            let server = ServerSpread.server(ofOrdinal: ordinal, servers: flags.servers.count)
             var slow = false
             if slot < 0 {
                 // Spread evenly: receiver j is slow when floor(j*P/100) steps up at j.
                 slow = Int(Double(receivers + 1) * flags.slow / 100) > Int(Double(receivers) * flags.slow / 100)
                 receivers += 1
             }
-            generator.clients.append(Client(index: i, room: room, slot: slot, slow: slow))
+            generator.clients.append(Client(index: i, room: room, slot: slot, slow: slow, server: server))
         }
         probes = flags.idle ? 0 : flags.rooms
         for r in 0..<probes {
@@ -235,13 +241,17 @@ final class Scenario {
             measureEnd = now + UInt64(flags.duration * 1e9)
             measureStart = now
             base = counters
+            baseByServer = generator.deliveredByServer
+            for s in generator.latencyByServer.indices { generator.latencyByServer[s].reset() }
             cpuBefore = ownCPUSeconds()
-            serverBefore = flags.pid.flatMap(readProcStat)
+            serverBefore = flags.pids.map(readProcStat)
             return
         }
         if generator.measuring, now >= measureEnd {
             generator.measuring = false
             final = counters
+            finalByServer = generator.deliveredByServer
+            latencyByServer = generator.latencyByServer
             let interval = generator.recorder.takeInterval()
             if interval.count > 0 { timeline.append(LatencyPoint(seconds: Double(now - measureStart) / 1e9, histogram: interval)) }
             measuredLatency = generator.recorder.total
@@ -250,8 +260,9 @@ final class Scenario {
             slowLatency = generator.recorder.groups[1]
             let wall = Double(now - measureStart) / 1e9
             generatorUsage = CPUUsage(seconds: ownCPUSeconds() - cpuBefore, wallSeconds: wall)
-            if let pid = flags.pid, let before = serverBefore, let after = readProcStat(pid) {
-                serverUsage = CPUUsage(from: before, to: after, ticksPerSecond: sysconf(Int32(_SC_CLK_TCK)), wallSeconds: wall)
+            pidUsages = zip(flags.pids, serverBefore).map { pid, before in
+                guard let before, let after = readProcStat(pid) else { return PIDUsage(pid: pid, cpu: nil) }
+                return PIDUsage(pid: pid, cpu: CPUUsage(from: before, to: after, ticksPerSecond: sysconf(Int32(_SC_CLK_TCK)), wallSeconds: wall))
             }
             if flags.slow > 0 {
                 for client in generator.clients where client.slow { generator.setReading(client, true) }
@@ -342,7 +353,9 @@ final class Scenario {
             frames: final.frames &- base.frames, bytes: final.bytes &- base.bytes,
             connectErrors: generator.connectErrors + generator.droppedConnections, rejects: generator.rejects,
             violations: violations, latency: measuredLatency, timeline: timeline,
-            server: serverUsage, generator: generatorUsage)
+            server: Self.serverCPU(pidUsages), generator: generatorUsage)
+        report.pids = pidUsages
+        report.nodes = nodeLoads()
         if !flags.idle, flags.draggers > 0, setupFailure == nil, report.delivered == 0 {
             report.violations.append(Violation(control: nil, reason: "no update was delivered in the measured window"))
         }
@@ -358,6 +371,31 @@ final class Scenario {
             report.violations.append(Violation(control: nil, reason: "could not read the server's RSS from /proc/\(flags.pid ?? 0)/stat"))
         }
         return report
+    }
+
+    /// The servers' CPU: the one pid's, or the sum of every pid's (none when one is unreadable).
+    static func serverCPU(_ usages: [PIDUsage]) -> CPUUsage? {
+        let read = usages.compactMap(\.cpu)
+        guard read.count == usages.count else { return nil }
+        return CPUUsage.sum(read)
+    }
+
+    /// Per server URL: its clients and draggers, what they saw in the window, and the CPU of its pid.
+    private func nodeLoads() -> [NodeLoad] {
+        flags.servers.indices.map { s in
+            let mine = generator.clients.filter { $0.server == s && !$0.probe }
+            let delivered = finalByServer.indices.contains(s) && baseByServer.indices.contains(s) ? finalByServer[s] &- baseByServer[s] : 0
+            let pid = flags.pids.indices.contains(s) ? flags.pids[s] : nil
+            let cpu = pidUsages.indices.contains(s) ? pidUsages[s].cpu : nil
+            return NodeLoad(url: Self.url(flags.servers[s], tls: flags.tls), clients: mine.count,
+                            draggers: mine.filter { $0.slot >= 0 }.count, delivered: delivered,
+                            latency: latencyByServer.indices.contains(s) ? latencyByServer[s] : LatencyHistogram(),
+                            pid: pid, cpu: cpu)
+        }
+    }
+
+    private static func url(_ server: BenchURL, tls: Bool) -> String {
+        "\(tls ? "wss" : "ws")://\(server.host):\(server.port)\(server.path)"
     }
 
     /// Why connections were closed before their welcome, when no close code
