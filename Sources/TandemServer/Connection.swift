@@ -73,6 +73,9 @@ final class Connection {
     /// The `seq`s this node refused itself (`unavailable`): a reject for one
     /// of them from the owner as well is not sent twice.
     var refusedLocally: Set<Int> = []
+    /// The room's rate limit, enforced by this node before relaying: a
+    /// flooding client costs its own node, never Redis or the owner.
+    var relayBucket = TokenBucket(burst: RoomLimits().burst)
 
     init(session: UInt64, wsi: OpaquePointer, client: ClientID) {
         self.session = session

@@ -41,6 +41,10 @@ final class HTTPExchange {
     var claims: Claims?
     /// The answer's body, written on the next HTTP writable callback.
     var response: [UInt8]?
+    /// A deferred answer: its connection, and the answer once known (written
+    /// from the next HTTP writable callback).
+    var wsi: OpaquePointer?
+    var pendingAnswer: HTTPAnswer?
 
     /// Request bodies are room schemas or single values: 64 KiB is plenty.
     static let maxBody = 64 * 1024
@@ -75,6 +79,8 @@ enum HTTPAnswer {
     case body(status: Int, contentType: String, bytes: [UInt8], headers: [(String, String)] = [])
     /// A file from the web root, sent by lws (or 304 when the client has it).
     case file(StaticFile, contentType: String)
+    /// Given later (`Server.completeDeferred`): cluster mode's writes wait for the room's owner.
+    case deferred
 
     static func json(_ status: Int, _ bytes: [UInt8]) -> HTTPAnswer {
         .body(status: status, contentType: "application/json", bytes: bytes)

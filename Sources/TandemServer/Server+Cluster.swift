@@ -59,6 +59,17 @@ extension Server {
             return
         }
         metrics.messagesIn[decoded.kindName, default: 0] += 1
+        let limits = host.room.limits
+        if !connection.relayBucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst) {
+            // Refused here, as the owner would: the flood goes no further than this node.
+            if let seq = decoded.seq {
+                queueLocalReject(connection, host: host, seq: seq, code: .rateLimited,
+                                 message: "more than \(Int(limits.messagesPerSecond)) messages a second")
+                throttled("reject-rate-limited", .info, "reject \(connection.client) seq=\(seq) code=rate_limited")
+                noteRateLimited(connection, at: now)
+            }
+            return
+        }
         if let seq = decoded.seq {
             if connection.relayed.count >= Connection.relayedLimit { connection.relayed.removeFirst() }
             connection.relayed.append(seq)
@@ -99,7 +110,9 @@ extension Server {
             guard !reached else { return }
             self.metrics.cluster.relayFailures += 1
             let now = Clock.now()
-            if case .register = request {
+            if client == Cluster.apiClient, let seq {
+                self.finishAPIWrite(seq) { _ in .json(503, self.problem("unavailable", "the room's owner could not be reached; nothing changed, try again")) }
+            } else if case .register = request {
                 // Registered again once an owner answers (the snapshot of a new owner re-registers everyone).
             } else if let seq, let client, let connection = host.members[client] {
                 self.queueLocalReject(connection, host: host, seq: seq, code: .unavailable,

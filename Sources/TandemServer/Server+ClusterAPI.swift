@@ -13,13 +13,56 @@ extension Server {
             return clusterPostRoom(exchange.body, cluster: cluster)
         case (.delete, 2):
             return clusterDeleteRoom(parts[1], cluster: cluster)
-        case (_, 3...) where parts[2] == "presets" || parts[2] == "timeline" || parts[2] == "restore",
-             (.put, 4) where parts[2] == "controls":
+        case (_, 3...) where parts[2] == "presets" || parts[2] == "timeline" || parts[2] == "restore":
             return .json(501, problem("not_implemented",
                                       "cluster mode does not serve /api/rooms/{room}/\(parts[2]) yet (docs/scale-out.md, \"Not yet\")"))
         default:
             return nil
         }
+    }
+
+    /// `PUT /api/rooms/{room}/controls/{control}` in a cluster: checked here
+    /// as a single node does, then sent to the room's owner as a `set` from
+    /// client `api` (with a `seq` of this request's own); the answer waits
+    /// for the owner's ack (200, the committed state as this node's view then
+    /// has it) or reject, at most `Self.apiWait` seconds (then 503).
+    func clusterPut(_ host: RoomHost, control: String, exchange: HTTPExchange, cluster: Cluster) -> HTTPAnswer {
+        switch MessageDecoder.decodeSetBody(exchange.body, control: control, seq: 1) {
+        case .message:
+            metrics.messagesIn["set", default: 0] += 1
+        case let .refused(_, code, text):
+            metrics.rejects[code, default: 0] += 1
+            return .json(400, problem(code.rawValue, text))
+        case .auth, .preset, .restore:
+            return .json(400, problem("bad_message", "expected a value"))
+        }
+        guard case let .object(members)? = try? JSONParser.parse(exchange.body) else {
+            return .json(400, problem("bad_message", "expected a JSON object"))
+        }
+        let seq = cluster.nextAPISeq()
+        var fields = [JSONMember("type", .string("set")), JSONMember("seq", .number(Double(seq))), JSONMember("control", .string(control))]
+        fields += members.filter { $0.key == "value" || $0.key == "thumb" }
+        cluster.pendingAPI[seq] = Cluster.PendingWrite(exchange: exchange, room: host.room.id, control: control,
+                                                       deadline: Clock.now().adding(seconds: Self.apiWait))
+        let replica = cluster.replica(host.room.id)
+        let now = Clock.now()
+        follow(replica, cluster: cluster, at: now)
+        if replica.synced {
+            relay(.message(client: Cluster.apiClient, bytes: JSON.object(fields).bytes), replica, host: host, cluster: cluster, at: now, seq: seq)
+        } else {
+            replica.apiAwaitingSync.append((JSON.object(fields).bytes, seq))
+            seekOwner(replica, cluster: cluster, at: now)
+        }
+        return .deferred
+    }
+
+    /// How long a write over HTTP waits for the room's owner.
+    static let apiWait = 5.0
+
+    /// Answers the deferred write `seq`, if this node is waiting for it.
+    func finishAPIWrite(_ seq: Int, _ answer: (Cluster.PendingWrite) -> HTTPAnswer) {
+        guard let cluster, let pending = cluster.pendingAPI.removeValue(forKey: seq) else { return }
+        completeDeferred(pending.exchange, answer(pending))
     }
 
     /// `POST /api/rooms` in a cluster: the schema is saved in Redis and every
@@ -40,6 +83,7 @@ extension Server {
         }
         if old == nil, rooms.count >= config.limits.maxRooms {
             metrics.refusals["too_many_rooms", default: 0] += 1
+            throttled("too_many_rooms", .warn, "refused to create room \(schema.id): \(rooms.count) rooms served, --max-rooms \(config.limits.maxRooms)")
             return .json(409, problem("too_many_rooms", "this server serves at most \(config.limits.maxRooms) rooms (--max-rooms); delete one or replace an existing room"))
         }
         do {

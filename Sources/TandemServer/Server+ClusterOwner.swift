@@ -127,6 +127,16 @@ extension Server {
     /// from anyone whose role the owner has not heard.
     private func ownerApply(_ bytes: [UInt8], from client: ClientID, _ replica: RoomReplica, at now: Moment) -> [Effect] {
         let decoded = MessageDecoder.decode(bytes)
+        if client == Cluster.apiClient {
+            // A write over HTTP, checked (token, role) by the node it came to: applied as a
+            // single node applies the API's writes, and acknowledged so that node can answer.
+            guard case let .message(message) = decoded else { return [] }
+            let effects = replica.authority?.apply(message, from: client, at: now) ?? []
+            if !effects.contains(where: { if case .reject = $0 { true } else { false } }) {
+                replica.acks.append(MemberAck(client: client, seq: message.seq))
+            }
+            return effects
+        }
         guard replica.authority?.contains(client) ?? false else {
             guard let seq = decoded.seq else { return [] }
             replica.rejects.append(Reject(to: client, seq: seq, code: .unavailable,

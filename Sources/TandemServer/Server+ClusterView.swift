@@ -140,6 +140,11 @@ extension Server {
                 for connection in host.members.values where connection.welcomed { refuseUnanswered(connection, host: host) }
             }
             for connection in waiting { register(connection, replica, cluster: cluster, at: now) }
+            let writes = replica.apiAwaitingSync
+            replica.apiAwaitingSync.removeAll()
+            for write in writes {
+                relay(.message(client: Cluster.apiClient, bytes: write.bytes), replica, host: host, cluster: cluster, at: now, seq: write.seq)
+            }
             for connection in host.members.values where !waiting.contains(where: { $0 === connection })
                 && (newOwner || !connection.welcomed) {
                 register(connection, replica, cluster: cluster, at: now)
@@ -159,6 +164,14 @@ extension Server {
             log.info("welcome \(connection.client) room=\(host.room.id) name=\(admission.peer.name)")
             arm(connection, at: now)
         }
+        for ack in delta.acks where ack.client == Cluster.apiClient {
+            finishAPIWrite(ack.seq) { pending in
+                rooms[pending.room].map { putAnswer($0, control: pending.control) } ?? .json(404, problem("unknown_room", "no room '\(pending.room)'"))
+            }
+        }
+        for reject in delta.rejects where reject.to == Cluster.apiClient {
+            finishAPIWrite(reject.seq) { _ in .reject(reject) }
+        }
         for ack in delta.acks {
             guard let connection = host.members[ack.client] else { continue }
             if let first = connection.relayed.first, first <= ack.seq { connection.relayed.removeAll { $0 <= ack.seq } }
@@ -170,6 +183,12 @@ extension Server {
         for reject in delta.rejects {
             guard let connection = host.members[reject.to] else { continue }
             metrics.rejects[reject.code, default: 0] += 1
+            let line = { "reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")" }
+            if reject.code == .rateLimited {
+                throttled("reject-rate-limited", .info, line())
+            } else {
+                log.info(line())
+            }
             arm(connection, at: now)
             if reject.code == .rateLimited { noteRateLimited(connection, at: now) }
         }
@@ -192,6 +211,9 @@ extension Server {
             cluster.lastHeartbeat = now
             heartbeat(cluster)
         }
+        for (seq, pending) in cluster.pendingAPI where now >= pending.deadline {
+            finishAPIWrite(seq) { _ in .json(503, problem("unavailable", "the room's owner did not answer in time: the write may or may not have been applied; read the room and try again")) }
+        }
         guard cluster.up else { return }
         if let due = cluster.reconcileDue, now >= due {
             cluster.reconcileDue = now.adding(seconds: 10)
@@ -201,7 +223,7 @@ extension Server {
             guard let host = rooms[id] else { continue }
             if replica.owned {
                 ownerTick(replica, host: host, cluster: cluster, at: now)
-            } else if !host.members.isEmpty {
+            } else if !host.members.isEmpty || !replica.apiAwaitingSync.isEmpty {
                 if !replica.synced || now.seconds(since: replica.lastHeard) >= cluster.settings.lease * 0.6 {
                     seekOwner(replica, cluster: cluster, at: now)
                 }

@@ -81,12 +81,24 @@ extension Server {
     }
 
     func httpWritable(_ wsi: OpaquePointer, _ session: UInt64) -> Int32 {
+        if let exchange = exchanges[session], let pending = exchange.pendingAnswer {
+            exchange.pendingAnswer = nil
+            return answer(wsi, exchange, pending)
+        }
         guard let exchange = exchanges[session], let body = exchange.response else { return 0 }
         exchange.response = nil
         exchanges[session] = nil
         write(wsi, body, http: true, final: true)
         if exchange.closeAfter { return -1 }
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+    }
+
+    /// Gives a deferred answer (`HTTPAnswer.deferred`): written from the next
+    /// writable callback, unless the client has gone meanwhile.
+    func completeDeferred(_ exchange: HTTPExchange, _ answer: HTTPAnswer) {
+        guard exchanges[exchange.session] === exchange, let wsi = exchange.wsi, exchange.pendingAnswer == nil else { return }
+        exchange.pendingAnswer = answer
+        lws_callback_on_writable(wsi)
     }
 
     /// Sends the headers now and the body from the next writable callback (or
@@ -96,6 +108,9 @@ extension Server {
         exchange.answered = true
         if early { exchange.closeAfter = true }
         switch answer {
+        case .deferred:
+            exchange.wsi = wsi
+            return 0
         case let .file(file, contentType):
             if let match = exchange.ifNoneMatch, StaticFile.matches(match, file.etag) {
                 return self.answer(wsi, exchange, .body(status: 304, contentType: contentType, bytes: [], headers: [("ETag", file.etag), ("Cache-Control", "no-cache")]))
@@ -193,6 +208,7 @@ extension Server {
             return timelineRoute(exchange, host, parts) ?? .json(404, problem("not_found", "no such API endpoint"))
         case 4 where parts[2] == "controls":
             guard exchange.method == .put else { return methodNotAllowed("PUT") }
+            if let cluster { return clusterPut(host, control: parts[3], exchange: exchange, cluster: cluster) }
             return put(host, control: parts[3], body: exchange.body)
         default:
             return .json(404, problem("not_found", "no such API endpoint"))
@@ -224,6 +240,11 @@ extension Server {
             return .json(400, problem("bad_message", "expected a value")) // a set body never decodes to these
         }
         if let refused = commitAsAPI(message, in: host).refused { return refused }
+        return putAnswer(host, control: control)
+    }
+
+    /// The 200 of a `PUT`: the control's committed state and revision.
+    func putAnswer(_ host: RoomHost, control: String) -> HTTPAnswer {
         guard let index = host.room.schema.index(of: control) else { return .json(404, problem("unknown_control", control)) }
         var out = JSONWriter()
         out.append(raw: "{\"control\":")

@@ -288,6 +288,13 @@ public final class Server {
 
     /// Serves until SIGINT or SIGTERM, then closes every client with 1001 and returns (within 5 s).
     public func run() {
+        if let cluster, let uvLoop {
+            // Connected before the start line: a node that says it listens is ready (/healthz 200).
+            startCluster(cluster)
+            let start = Clock.now()
+            while !cluster.up, Clock.now().seconds(since: start) < 3, tandem_uv_run_once(uvLoop) >= 0 {}
+            if !cluster.up { log.warn("redis: not connected yet after 3 s; serving anyway, /healthz says 503 until it is") }
+        }
         log.always(startLine)
         logAuthMode()
         if let batchProblem {
@@ -298,7 +305,6 @@ public final class Server {
         lastPrune = Clock.now()
         pruneHistory()
         guard let context else { return }
-        if let cluster { startCluster(cluster) }
         while (uvLoop.map { tandem_uv_run_once($0) } ?? lws_service(context, 0)) >= 0 {
             clusterFlush()
             writeCommits()

@@ -77,20 +77,43 @@ def _stop_and_check(server: TandemServer, problems: list[str]) -> None:
             problems.append(f"server on port {server.port} had exited {rc}\n" + "\n".join(server.stderr_lines[-20:]))
 
 
+# TANDEM_TEST_CLUSTER=1: every server a test starts with no storage flags is
+# the second node of a two-node cluster on a Redis of its own, and the demo
+# room is owned by the first node, so that the test's members talk to the
+# room's owner through the relay (docs/scale-out.md; `make test-cluster-protocol`).
+CLUSTER_MODE = os.environ.get("TANDEM_TEST_CLUSTER") == "1"
+
+
 @pytest.fixture
-def start_server(tandem_binary):
+def start_server(tandem_binary, tmp_path_factory):
     """Factory: `start_server(*flags)` starts a server; every one is stopped (SIGTERM, exit 0 within 5 s) at teardown."""
     servers: list[TandemServer] = []
+    redises = []
 
     def start(*flags: str) -> TandemServer:
-        server = TandemServer(tandem_binary, flags)
+        if CLUSTER_MODE and "--data" not in flags:
+            from cluster import RedisServer
+            redis = RedisServer(tmp_path_factory.mktemp("redis"))
+            redises.append(redis)
+            owner = TandemServer(tandem_binary, [*flags, "--redis", redis.url, "--node-id", "owner"])
+            servers.append(owner)
+            try:
+                with open_websocket(owner.ws_url("demo")) as ws:
+                    ws.recv(timeout=5)  # the welcome: the owner now holds the demo room's lease (for 30 s with nobody in it)
+            except Exception:
+                pass  # auth on: no token here, so whichever node gets the first member owns the room
+            server = TandemServer(tandem_binary, [*flags, "--redis", redis.url, "--node-id", "edge"])
+        else:
+            server = TandemServer(tandem_binary, flags)
         servers.append(server)
         return server
 
     yield start
     problems: list[str] = []
-    for server in servers:
+    for server in reversed(servers):
         _stop_and_check(server, problems)
+    for redis in redises:
+        redis.stop()
     assert not problems, "\n\n".join(problems)
 
 

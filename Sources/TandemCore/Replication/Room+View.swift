@@ -43,7 +43,9 @@ extension Room {
         for peer in delta.joined { showJoined(peer) }
         viewPresent = delta.present
         if delta.presenceRefreshed { log.touch(.presence) }
-        for ack in delta.acks { members[ack.client]?.process(seq: ack.seq) }
+        // Forward only: the node may have refused a later message itself
+        // (its own rate limit, `unavailable`), and its ack stands.
+        for ack in delta.acks where ack.seq > members[ack.client]?.ack ?? Int.max { members[ack.client]?.process(seq: ack.seq) }
         for reject in delta.rejects { members[reject.to]?.queue(reject, limit: limits.pendingRejects) }
         for client in newcomers {
             members[client]?.cursor = log.stamp

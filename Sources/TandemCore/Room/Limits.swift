@@ -1,14 +1,14 @@
 /// A token bucket: `burst` messages at once, refilled at `perSecond`.
-struct TokenBucket: Sendable, Hashable {
+public struct TokenBucket: Sendable, Hashable {
     private var tokens: Double
     private var updated: Moment?
 
-    init(burst: Double) {
+    public init(burst: Double) {
         tokens = burst
     }
 
     /// Takes one token if there is one at `now`.
-    mutating func take(at now: Moment, perSecond: Double, burst: Double) -> Bool {
+    public mutating func take(at now: Moment, perSecond: Double, burst: Double) -> Bool {
         if let updated, now > updated {
             tokens = Swift.min(burst, tokens + now.seconds(since: updated) * perSecond)
         }

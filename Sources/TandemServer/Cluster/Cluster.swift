@@ -35,6 +35,28 @@ final class Cluster {
     /// soon after the subscriber is (again) ready, since lifecycle messages may
     /// have been missed meanwhile, and every 10 s.
     var reconcileDue: Moment?
+    /// Writes over HTTP waiting for their room's owner, by `seq` (`Server.clusterPut`).
+    var pendingAPI: [Int: PendingWrite] = [:]
+    private var apiCounter = 0
+    private let apiBase: Int
+
+    struct PendingWrite {
+        var exchange: HTTPExchange
+        var room: String
+        var control: String
+        var deadline: Moment
+    }
+
+    /// The client id of every write over HTTP, as on a single node.
+    static let apiClient = ClientID("api")
+
+    /// A `seq` for a write over HTTP: this node's own range (a random base
+    /// below 2^53) so that nodes waiting on `api` acks tell theirs apart.
+    func nextAPISeq() -> Int {
+        apiCounter += 1
+        return apiBase + apiCounter
+    }
+
     /// Since when Redis is unreachable, and why.
     var downSince: Moment?
     var downReason: String?
@@ -54,6 +76,7 @@ final class Cluster {
             tag /= 36
         }
         clientPrefix = "\(settings.nodeID).\(suffix)."
+        apiBase = Int(UInt64.random(in: 1...(1 << 31))) << 21
         do {
             store = ClusterRooms(redis: try RedisBlocking(url: url, timeout: 2))
         } catch {

@@ -28,6 +28,9 @@ final class RoomReplica {
     var subscribed = false
     /// Connections that register once the view is synced.
     var awaitingSync: [Connection] = []
+    /// Writes over HTTP (their `set` and `seq`) sent once the view is synced,
+    /// so that the publication carrying their ack cannot pass this node by.
+    var apiAwaitingSync: [(bytes: [UInt8], seq: Int)] = []
 
     // MARK: the authority (while this node owns the room)
 
