@@ -106,10 +106,10 @@ test-python: venv
 # on a Redis of its own whose first node owns the demo room, so that every
 # message goes through the relay (docs/scale-out.md, "Testing"). Not here: SQLite
 # storage, --event-loop poll (a cluster needs uv), and what cluster mode does
-# not serve yet (presets, the timeline).
+# not serve yet (the timeline and restores).
 CLUSTER_PROTOCOL_TESTS := messages rejects presence welcome undo control_kinds fanout disconnect \
 	close_codes auth rate_limit slow_reader keepalive room_limits rooms_admin http logs origins ws_edges \
-	abuse_replay http_hardening lobby_api tls
+	abuse_replay http_hardening lobby_api tls presets
 test-cluster-protocol: venv
 	$(SWIFT) build --product tandem
 	TANDEM_TEST_CLUSTER=1 $(VENV)/bin/python -m pytest -q -k "not poll" \

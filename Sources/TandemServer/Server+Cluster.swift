@@ -59,6 +59,13 @@ extension Server {
             return
         }
         metrics.messagesIn[decoded.kindName, default: 0] += 1
+        if case let .preset(seq, request) = decoded, !request.isRecall {
+            // Saved, renamed and deleted here, from this node's view, as a single node
+            // does at its edge; the owner only acknowledges the seq. A recall is a batch: the owner's.
+            relay(.acknowledge(client: connection.client, seq: seq), replica, host: host, cluster: cluster, at: now, seq: seq)
+            clusterPresetChange(connection, request, seq: seq, host: host)
+            return
+        }
         let limits = host.room.limits
         if !connection.relayBucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst) {
             // Refused here, as the owner would: the flood goes no further than this node.
@@ -75,6 +82,28 @@ extension Server {
             connection.relayed.append(seq)
         }
         relay(.message(client: connection.client, bytes: message), replica, host: host, cluster: cluster, at: now, seq: decoded.seq)
+    }
+
+    /// A member's save, rename or delete of a preset, done by this node; a refusal is its reject.
+    private func clusterPresetChange(_ connection: Connection, _ request: PresetRequest, seq: Int, host: RoomHost) {
+        let role = host.room.role(of: connection.client) ?? .viewer
+        guard role.mayWrite else {
+            queueLocalReject(connection, host: host, seq: seq, code: .forbidden, message: "a \(role.rawValue) may not \(request.action) presets")
+            return
+        }
+        let refusal: PresetRefusal?
+        switch request {
+        case let .save(name):
+            let by = host.room.peer(connection.client)?.name ?? connection.joinName
+            refusal = savePreset(name, in: host, client: connection.client.rawValue, by: by).failure
+        case let .rename(name, to):
+            refusal = renamePreset(name, to: to, in: host).failure
+        case let .delete(name):
+            refusal = deletePreset(name, in: host).failure
+        case .recall:
+            refusal = nil
+        }
+        if let refusal { queueLocalReject(connection, host: host, seq: seq, code: refusal.code, message: refusal.message) }
     }
 
     /// A member's connection closed: the view stops serving it, and the owner is told.
@@ -168,6 +197,12 @@ extension Server {
             if case let .integer(n) = reply, n > 0 { return }
             self?.seekOwner(replica, cluster: cluster, at: Clock.now())
         }
+    }
+}
+
+extension PresetRequest {
+    var isRecall: Bool {
+        if case .recall = self { true } else { false }
     }
 }
 

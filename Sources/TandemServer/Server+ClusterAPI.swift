@@ -13,7 +13,7 @@ extension Server {
             return clusterPostRoom(exchange.body, cluster: cluster)
         case (.delete, 2):
             return clusterDeleteRoom(parts[1], cluster: cluster)
-        case (_, 3...) where parts[2] == "presets" || parts[2] == "timeline" || parts[2] == "restore":
+        case (_, 3...) where parts[2] == "timeline" || parts[2] == "restore":
             return .json(501, problem("not_implemented",
                                       "cluster mode does not serve /api/rooms/{room}/\(parts[2]) yet (docs/scale-out.md, \"Not yet\")"))
         default:
@@ -39,21 +39,51 @@ extension Server {
         guard case let .object(members)? = try? JSONParser.parse(exchange.body) else {
             return .json(400, problem("bad_message", "expected a JSON object"))
         }
-        let seq = cluster.nextAPISeq()
-        var fields = [JSONMember("type", .string("set")), JSONMember("seq", .number(Double(seq))), JSONMember("control", .string(control))]
+        var fields = [JSONMember("type", .string("set")), JSONMember("seq", .number(1)), JSONMember("control", .string(control))]
         fields += members.filter { $0.key == "value" || $0.key == "thumb" }
-        cluster.pendingAPI[seq] = Cluster.PendingWrite(exchange: exchange, room: host.room.id, control: control,
+        return clusterAPIWrite(.object(fields), in: host, kind: .put(control: control), cluster: cluster, exchange: exchange)
+    }
+
+    /// Sends a write over HTTP (`message`, a client message whose `seq` is
+    /// replaced by this request's own) to the room's owner as client `api`,
+    /// and defers the answer until its ack or reject.
+    func clusterAPIWrite(_ message: JSON, in host: RoomHost, kind: Cluster.PendingWrite.Kind, cluster: Cluster,
+                         exchange: HTTPExchange) -> HTTPAnswer {
+        guard case let .object(members) = message else { return .json(500, problem("internal", "not a message")) }
+        let seq = cluster.nextAPISeq()
+        let bytes = JSON.object(members.map { $0.key == "seq" ? JSONMember("seq", .number(Double(seq))) : $0 }).bytes
+        cluster.pendingAPI[seq] = Cluster.PendingWrite(exchange: exchange, room: host.room.id, kind: kind,
                                                        deadline: Clock.now().adding(seconds: Self.apiWait))
         let replica = cluster.replica(host.room.id)
         let now = Clock.now()
         follow(replica, cluster: cluster, at: now)
         if replica.synced {
-            relay(.message(client: Cluster.apiClient, bytes: JSON.object(fields).bytes), replica, host: host, cluster: cluster, at: now, seq: seq)
+            relay(.message(client: Cluster.apiClient, bytes: bytes), replica, host: host, cluster: cluster, at: now, seq: seq)
         } else {
-            replica.apiAwaitingSync.append((JSON.object(fields).bytes, seq))
+            replica.apiAwaitingSync.append((bytes, seq))
             seekOwner(replica, cluster: cluster, at: now)
         }
         return .deferred
+    }
+
+    /// The answer to a write over HTTP the owner acknowledged, from this
+    /// node's view once it absorbed the publication carrying the ack.
+    func apiWriteAnswer(_ pending: Cluster.PendingWrite, _ delta: RoomDelta) -> HTTPAnswer {
+        guard let host = rooms[pending.room] else { return .json(404, problem("unknown_room", "no room '\(pending.room)'")) }
+        switch pending.kind {
+        case let .put(control):
+            return putAnswer(host, control: control)
+        case let .recall(name):
+            let mine = delta.changes.filter { $0.by == Cluster.apiClient }
+            let revision = mine.map(\.revision).max() ?? host.room.revision
+            let changed = mine.filter { $0.revision == revision }.map { JSON.string($0.control) }
+            log.info("preset '\(name)' recalled in room \(pending.room) over HTTP: \(changed.count) control(s) at rev \(revision)")
+            return .json(200, JSON.object([
+                JSONMember("name", .string(name)),
+                JSONMember("rev", .number(Double(revision))),
+                JSONMember("changed", .array(changed)),
+            ]).bytes)
+        }
     }
 
     /// How long a write over HTTP waits for the room's owner.

@@ -130,7 +130,20 @@ extension Server {
         if client == Cluster.apiClient {
             // A write over HTTP, checked (token, role) by the node it came to: applied as a
             // single node applies the API's writes, and acknowledged so that node can answer.
-            guard case let .message(message) = decoded else { return [] }
+            let message: ClientMessage
+            switch decoded {
+            case let .message(decoded):
+                message = decoded
+            case let .preset(seq, .recall(name)):
+                guard let preset = presetBook(replica.id)?.preset(named: name) else {
+                    let refusal: PresetRefusal = presetBook(replica.id) == nil ? .unreadable : .unknown(name)
+                    replica.rejects.append(Reject(to: client, seq: seq, code: refusal.code, message: refusal.message))
+                    return []
+                }
+                message = recallMessage(preset, seq: seq)
+            default:
+                return []
+            }
             let effects = replica.authority?.apply(message, from: client, at: now) ?? []
             if !effects.contains(where: { if case .reject = $0 { true } else { false } }) {
                 replica.acks.append(MemberAck(client: client, seq: message.seq))
@@ -150,10 +163,27 @@ extension Server {
             return replica.authority?.refuse(client, seq: seq, code: code, message: text) ?? []
         case let .auth(seq, _):
             return replica.authority?.acknowledge(client, seq: seq, at: now) ?? []
-        case let .preset(seq, _), let .restore(seq, _):
+        case let .preset(seq, .recall(name)):
+            if let preset = presetBook(replica.id)?.preset(named: name) {
+                let effects = replica.authority?.apply(recallMessage(preset, seq: seq), from: client, at: now) ?? []
+                if effects.rejects.isEmpty { log.info("preset '\(name)' recalled in room \(replica.id) by \(client)") }
+                return effects
+            }
+            let effects = replica.authority?.acknowledge(client, seq: seq, at: now) ?? []
+            guard effects.rejects.isEmpty else { return effects }
+            let role = replica.authority?.role(of: client) ?? .viewer
+            guard role.mayWrite else {
+                return effects + (replica.authority?.refuse(client, seq: seq, code: .forbidden, message: "a \(role.rawValue) may not recall presets") ?? [])
+            }
+            let refusal: PresetRefusal = presetBook(replica.id) == nil ? .unreadable : .unknown(name)
+            return effects + (replica.authority?.refuse(client, seq: seq, code: refusal.code, message: refusal.message) ?? [])
+        case let .preset(seq, _):
+            // Saves, renames and deletes are done by the member's node; only their order and rate are the owner's.
+            return replica.authority?.acknowledge(client, seq: seq, at: now) ?? []
+        case let .restore(seq, _):
             let effects = replica.authority?.acknowledge(client, seq: seq, at: now) ?? []
             return effects + (replica.authority?.refuse(client, seq: seq, code: .unavailable,
-                                                        message: "presets and restores are not served in cluster mode yet") ?? [])
+                                                        message: "restores are not served in cluster mode yet") ?? [])
         }
     }
 

@@ -161,13 +161,12 @@ extension Server {
             connection.welcomed = true
             connection.offeredMark = host.offered
             connection.welcome = encodeWelcome(host.room.welcome(for: connection.client), since: connection.since)
+            connection.presets = presetsFrame(host.room.id)
             log.info("welcome \(connection.client) room=\(host.room.id) name=\(admission.peer.name)")
             arm(connection, at: now)
         }
         for ack in delta.acks where ack.client == Cluster.apiClient {
-            finishAPIWrite(ack.seq) { pending in
-                rooms[pending.room].map { putAnswer($0, control: pending.control) } ?? .json(404, problem("unknown_room", "no room '\(pending.room)'"))
-            }
+            finishAPIWrite(ack.seq) { pending in apiWriteAnswer(pending, delta) }
         }
         for reject in delta.rejects where reject.to == Cluster.apiClient {
             finishAPIWrite(reject.seq) { _ in .reject(reject) }
@@ -302,6 +301,10 @@ extension Server {
             reloadRoom(id, cluster: cluster, at: now)
         case "deleted":
             forgetRoom(id, cluster: cluster, reason: "deleted")
+        case "presets":
+            // Another node (or this one) changed the room's presets: read them again, and tell the members here.
+            presetBooks[id] = nil
+            if let host = rooms[id] { announcePresetsHere(host) }
         default:
             break
         }
@@ -339,6 +342,7 @@ extension Server {
             guard old.room.schema != loaded.stored.schema else { return }
             schemaChangedAt[id] = old.room.revision
             forgetRoom(id, cluster: cluster, reason: "replaced")
+            presetBooks[id] = nil
             for connection in old.members.values { close(connection, code: 1012, reason: "room schema changed") }
         }
         rooms[id] = Self.makeView(loaded, config: config)

@@ -18,11 +18,11 @@ extension Server {
     func presetBook(_ id: String) -> PresetBook? {
         if let book = presetBooks[id] { return book }
         var book = PresetBook()
-        if let storage {
+        if let presetStore {
             do {
-                book = PresetBook(try storage.presets(room: id))
+                book = PresetBook(try presetStore.loadPresets(room: id))
             } catch {
-                log.error("presets of room \(id): \(error.description)")
+                log.error("presets of room \(id): \(error)")
                 return nil
             }
         }
@@ -35,9 +35,26 @@ extension Server {
         presetBook(id)?.frame
     }
 
+    /// Where presets are kept: Redis in a cluster, else the SQLite file (none with `--data :memory:`).
+    var presetStore: PresetStore? {
+        cluster.map { $0.store as PresetStore } ?? storage
+    }
+
     /// Sends the room's new list to every member, from each one's next writable
-    /// callback; a list not yet sent is replaced by the newer one.
+    /// callback; a list not yet sent is replaced by the newer one. In a
+    /// cluster every other node is told too (`presets ROOM` on the lifecycle
+    /// channel), and reads the list again from Redis for its members.
     func announcePresets(_ host: RoomHost) {
+        if let cluster {
+            // Every node, this one included, reads the list again when the message arrives: one frame per change.
+            cluster.commands.send(["PUBLISH", ClusterKeys.lifecycle, "presets \(host.room.id)"], reply: nil)
+            return
+        }
+        announcePresetsHere(host)
+    }
+
+    /// `announcePresets` on this node only.
+    func announcePresetsHere(_ host: RoomHost) {
         guard let frame = presetsFrame(host.room.id) else { return }
         let now = Clock.now()
         for connection in host.members.values where connection.closing == nil {
@@ -57,9 +74,9 @@ extension Server {
         let preset = Preset(name: name, entries: Preset.entries(of: host.room), client: client, by: by, time: WallClock.milliseconds())
         if let refusal = book.refusalToSave(preset) { return .failure(refusal) }
         do {
-            try storage?.savePreset(preset, room: id)
+            try presetStore?.storePreset(preset, room: id)
         } catch {
-            log.error(error.description)
+            log.error("\(error)")
             return .failure(.unwritable)
         }
         let created = book.preset(named: name) == nil
@@ -77,9 +94,9 @@ extension Server {
         if let refusal = book.refusalToRename(name, to: to) { return .failure(refusal) }
         if name != to {
             do {
-                try storage?.renamePreset(name, to: to, room: id)
+                try presetStore?.renameStoredPreset(name, to: to, room: id)
             } catch {
-                log.error(error.description)
+                log.error("\(error)")
                 return .failure(.unwritable)
             }
             book.rename(name, to: to)
@@ -96,9 +113,9 @@ extension Server {
         guard var book = presetBook(id) else { return .failure(.unreadable) }
         if let refusal = book.refusalToUse(name) { return .failure(refusal) }
         do {
-            try storage?.deletePreset(name, room: id)
+            try presetStore?.deleteStoredPreset(name, room: id)
         } catch {
-            log.error(error.description)
+            log.error("\(error)")
             return .failure(.unwritable)
         }
         book.delete(name)
@@ -203,7 +220,7 @@ extension Server {
             }
         case (2, "recall"):
             guard exchange.method == .post else { return presetMethodNotAllowed("POST") }
-            return recallOverHTTP(name, in: host)
+            return recallOverHTTP(name, in: host, exchange: exchange)
         case (2, "rename"):
             guard exchange.method == .post else { return presetMethodNotAllowed("POST") }
             guard let json = try? JSONParser.parse(exchange.body), json.objectValue != nil else {
@@ -231,10 +248,15 @@ extension Server {
 
     /// `POST …/presets/{name}/recall`: the batch, committed as client `api`
     /// and written before the answer, like a `PUT` of a control.
-    private func recallOverHTTP(_ name: String, in host: RoomHost) -> HTTPAnswer {
+    private func recallOverHTTP(_ name: String, in host: RoomHost, exchange: HTTPExchange) -> HTTPAnswer {
         guard let book = presetBook(host.room.id) else { return presetAnswer(.unreadable) }
         guard let preset = book.preset(named: name) else { return presetAnswer(.unknown(name)) }
         metrics.messagesIn["preset", default: 0] += 1
+        if let cluster {
+            let message = JSON.object([JSONMember("type", .string("preset")), JSONMember("seq", .number(1)),
+                                       JSONMember("action", .string("recall")), JSONMember("name", .string(name))])
+            return clusterAPIWrite(message, in: host, kind: .recall(name), cluster: cluster, exchange: exchange)
+        }
         let (effects, refused) = commitAsAPI(recallMessage(preset, seq: 1), in: host)
         if let refused { return refused }
         let changed = effects.compactMap { if case let .commit(c) = $0 { JSON.string(c.control) } else { nil } }

@@ -41,9 +41,14 @@ final class Cluster {
     private let apiBase: Int
 
     struct PendingWrite {
+        enum Kind {
+            case put(control: String)
+            case recall(String)
+        }
+
         var exchange: HTTPExchange
         var room: String
-        var control: String
+        var kind: Kind
         var deadline: Moment
     }
 

@@ -135,7 +135,7 @@ struct ClusterRooms {
         try call(args.map { Array($0.utf8) }, operation)
     }
 
-    private func call(_ args: [[UInt8]], _ operation: String) throws(ClusterStoreError) -> RedisReply {
+    func call(_ args: [[UInt8]], _ operation: String) throws(ClusterStoreError) -> RedisReply {
         let reply: RedisReply
         do {
             reply = try redis.command(args)
