@@ -105,14 +105,13 @@ test-python: venv
 # The protocol tests again, each against the second node of a two-node cluster
 # on a Redis of its own whose first node owns the demo room, so that every
 # message goes through the relay (docs/scale-out.md, "Testing"). Not here: SQLite
-# storage, --event-loop poll (a cluster needs uv), and what cluster mode does
-# not serve yet (the timeline and restores).
+# storage, a server with --data :memory:, and --event-loop poll (a cluster needs uv).
 CLUSTER_PROTOCOL_TESTS := messages rejects presence welcome undo control_kinds fanout disconnect \
 	close_codes auth rate_limit slow_reader keepalive room_limits rooms_admin http logs origins ws_edges \
-	abuse_replay http_hardening lobby_api tls presets
+	abuse_replay http_hardening lobby_api tls presets timeline
 test-cluster-protocol: venv
 	$(SWIFT) build --product tandem
-	TANDEM_TEST_CLUSTER=1 $(VENV)/bin/python -m pytest -q -k "not poll" \
+	TANDEM_TEST_CLUSTER=1 $(VENV)/bin/python -m pytest -q -k "not poll and not memory_server" \
 		$(foreach t,$(CLUSTER_PROTOCOL_TESTS),tests/integration/test_$(t).py)
 
 # The Python client (clients/python): installed into a venv of its own as a user

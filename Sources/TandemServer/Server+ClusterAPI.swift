@@ -13,9 +13,6 @@ extension Server {
             return clusterPostRoom(exchange.body, cluster: cluster)
         case (.delete, 2):
             return clusterDeleteRoom(parts[1], cluster: cluster)
-        case (_, 3...) where parts[2] == "timeline" || parts[2] == "restore":
-            return .json(501, problem("not_implemented",
-                                      "cluster mode does not serve /api/rooms/{room}/\(parts[2]) yet (docs/scale-out.md, \"Not yet\")"))
         default:
             return nil
         }
@@ -73,6 +70,14 @@ extension Server {
         switch pending.kind {
         case let .put(control):
             return putAnswer(host, control: control)
+        case let .restore(revision):
+            let mine = delta.changes.filter { $0.by == Cluster.apiClient }
+            let after = mine.map(\.revision).max()
+            return .json(200, JSON.object([
+                JSONMember("restored", .number(Double(revision))),
+                JSONMember("rev", .number(Double(after ?? host.room.revision))),
+                JSONMember("changed", .number(Double(after.map { r in mine.filter { $0.revision == r }.count } ?? 0))),
+            ]).bytes)
         case let .recall(name):
             let mine = delta.changes.filter { $0.by == Cluster.apiClient }
             let revision = mine.map(\.revision).max() ?? host.room.revision

@@ -111,7 +111,7 @@ extension Server {
         case let .leave(client):
             effects = replica.authority?.leave(client, at: now) ?? []
         case let .message(client, bytes):
-            effects = ownerApply(bytes, from: client, replica, at: now)
+            effects = ownerApply(bytes, from: client, replica, host: host, at: now)
         case let .acknowledge(client, seq):
             effects = replica.authority?.acknowledge(client, seq: seq, at: now) ?? []
         case .wantSnapshot:
@@ -125,7 +125,7 @@ extension Server {
     /// node would. A client the owner does not know (not registered yet after
     /// an owner change) is refused with `unavailable`: nothing is applied
     /// from anyone whose role the owner has not heard.
-    private func ownerApply(_ bytes: [UInt8], from client: ClientID, _ replica: RoomReplica, at now: Moment) -> [Effect] {
+    private func ownerApply(_ bytes: [UInt8], from client: ClientID, _ replica: RoomReplica, host: RoomHost, at now: Moment) -> [Effect] {
         let decoded = MessageDecoder.decode(bytes)
         if client == Cluster.apiClient {
             // A write over HTTP, checked (token, role) by the node it came to: applied as a
@@ -141,6 +141,12 @@ extension Server {
                     return []
                 }
                 message = recallMessage(preset, seq: seq)
+            case let .restore(seq, revision):
+                let effects = restoreOnAuthority(client, replica, host: host, seq: seq, revision: revision, at: now)
+                if !effects.contains(where: { if case .reject = $0 { true } else { false } }) {
+                    replica.acks.append(MemberAck(client: client, seq: seq))
+                }
+                return effects
             default:
                 return []
             }
@@ -180,11 +186,21 @@ extension Server {
         case let .preset(seq, _):
             // Saves, renames and deletes are done by the member's node; only their order and rate are the owner's.
             return replica.authority?.acknowledge(client, seq: seq, at: now) ?? []
-        case let .restore(seq, _):
-            let effects = replica.authority?.acknowledge(client, seq: seq, at: now) ?? []
-            return effects + (replica.authority?.refuse(client, seq: seq, code: .unavailable,
-                                                        message: "restores are not served in cluster mode yet") ?? [])
+        case let .restore(seq, revision):
+            return restoreOnAuthority(client, replica, host: host, seq: seq, revision: revision, at: now)
         }
+    }
+
+    /// A restore, read from Redis' log and applied by the authority exactly
+    /// as a single node applies it (`restore(_:in:seq:revision:at:)`, through
+    /// a host lent the authority for the call).
+    private func restoreOnAuthority(_ client: ClientID, _ replica: RoomReplica, host: RoomHost, seq: Int, revision: Int,
+                                    at now: Moment) -> [Effect] {
+        guard let authority = replica.authority else { return [] }
+        let lent = RoomHost(room: authority)
+        let effects = restore(client, in: lent, seq: seq, revision: revision, at: now)
+        replica.authority = lent.room
+        return effects
     }
 
     /// Sorts the authority's effects into what the turn owes: commits to

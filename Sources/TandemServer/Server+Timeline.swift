@@ -29,7 +29,7 @@ extension Server {
             return timelineMoment(host, parts[3])
         case (3, "restore"):
             guard exchange.method == .post else { return timelineMethodNotAllowed("POST") }
-            return restore(host, body: exchange.body)
+            return restore(host, body: exchange.body, exchange: exchange)
         default:
             return nil
         }
@@ -37,14 +37,19 @@ extension Server {
 
     // MARK: reading
 
+    /// Where the timeline is read: Redis in a cluster, else the SQLite file (none with `--data :memory:`).
+    var timelineSource: TimelineSource? {
+        cluster.map { $0.store as TimelineSource } ?? storage
+    }
+
     private func timelineSummary(_ host: RoomHost) -> HTTPAnswer {
-        guard let storage else { return noHistory() }
+        guard let source = timelineSource else { return noHistory() }
         writeCommits() // the log shows every revision the room has made
         let summary: TimelineSummary
         do {
-            summary = try storage.timeline(room: host.room.id, marks: Self.timelineMarks)
+            summary = try source.readTimeline(room: host.room.id, marks: Self.timelineMarks)
         } catch {
-            log.error(error.description)
+            log.error("\(error)")
             return .json(500, problem("storage", "the timeline could not be read"))
         }
         var out = JSONWriter()
@@ -69,12 +74,12 @@ extension Server {
     }
 
     private func timelineMoment(_ host: RoomHost, _ text: String) -> HTTPAnswer {
-        guard let storage else { return noHistory() }
+        guard let source = timelineSource else { return noHistory() }
         guard let revision = MessageDecoder.revision(inPath: text) else {
             return .json(400, problem("bad_value", "the revision must be a whole number ≥ 0, not '\(text.prefix(40))'"))
         }
         let moment: TimelineMoment
-        switch read(host, revision, storage) {
+        switch read(host, revision, source) {
         case let .success(found): moment = found
         case let .failure(refusal): return refusal.answer(self)
         }
@@ -99,10 +104,10 @@ extension Server {
 
     /// The room at `revision`, after writing the commits still waiting (so
     /// the log holds every revision the room has made).
-    private func read(_ host: RoomHost, _ revision: Int, _ storage: Storage) -> Result<TimelineMoment, TimelineRefusal> {
+    private func read(_ host: RoomHost, _ revision: Int, _ source: TimelineSource) -> Result<TimelineMoment, TimelineRefusal> {
         writeCommits()
         do {
-            switch try storage.moment(room: host.room.id, at: revision) {
+            switch try source.readMoment(room: host.room.id, at: revision) {
             case let .found(moment):
                 return .success(moment)
             case let .unknown(last):
@@ -113,7 +118,7 @@ extension Server {
                                                 message: "revision \(revision) was pruned from the log: the timeline starts at \(first)"))
             }
         } catch {
-            log.error(error.description)
+            log.error("\(error)")
             return .failure(TimelineRefusal(status: 500, code: nil, message: "the timeline could not be read"))
         }
     }
@@ -123,8 +128,8 @@ extension Server {
     /// `POST /api/rooms/{room}/restore` `{"rev": R}`: committed as the API's
     /// client; answers the revision restored, the room's revision after it,
     /// and how many controls changed (0: the room already was so; no revision).
-    private func restore(_ host: RoomHost, body: [UInt8]) -> HTTPAnswer {
-        guard let storage else { return noHistory() }
+    private func restore(_ host: RoomHost, body: [UInt8], exchange: HTTPExchange) -> HTTPAnswer {
+        guard let source = timelineSource else { return noHistory() }
         let revision: Int
         switch MessageDecoder.decodeRestoreBody(body, seq: 1) {
         case let .restore(_, rev): revision = rev
@@ -135,8 +140,13 @@ extension Server {
             return .json(400, problem("bad_message", "expected {\"rev\": R}"))
         }
         metrics.messagesIn["restore", default: 0] += 1
+        if let cluster {
+            let message = JSON.object([JSONMember("type", .string("restore")), JSONMember("seq", .number(1)),
+                                       JSONMember("rev", .number(Double(revision)))])
+            return clusterAPIWrite(message, in: host, kind: .restore(revision), cluster: cluster, exchange: exchange)
+        }
         let batch: Batch
-        switch read(host, revision, storage) {
+        switch read(host, revision, source) {
         case let .success(moment): batch = restoreBatch(moment, in: host)
         case let .failure(refusal):
             if let code = refusal.code { metrics.rejects[code, default: 0] += 1 }
@@ -157,12 +167,11 @@ extension Server {
     /// `Room.apply` like any message. When R cannot be read the message is
     /// still ordered and counted (`acknowledge`) and then refused `bad_value`
     /// — except for a viewer, who is told `forbidden` first, as for any write.
-    func restore(_ connection: Connection, in host: RoomHost, seq: Int, revision: Int, at now: Moment) -> [Effect] {
-        let client = connection.client
+    func restore(_ client: ClientID, in host: RoomHost, seq: Int, revision: Int, at now: Moment) -> [Effect] {
         let origin = "restore \(revision)"
         let problem: String
-        if let storage {
-            switch read(host, revision, storage) {
+        if let source = timelineSource {
+            switch read(host, revision, source) {
             case let .success(moment):
                 return host.room.apply(ClientMessage(seq: seq, .batch(restoreBatch(moment, in: host))), from: client, at: now)
             case let .failure(refusal):

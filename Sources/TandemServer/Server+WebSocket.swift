@@ -121,7 +121,7 @@ extension Server {
             effects = presetMessage(connection, in: host, seq: seq, request, at: now)
         case let .restore(seq, revision):
             metrics.messagesIn["restore", default: 0] += 1
-            effects = restore(connection, in: host, seq: seq, revision: revision, at: now)
+            effects = restore(connection.client, in: host, seq: seq, revision: revision, at: now)
         }
         dispatch(effects, in: host, arrival: now)
         return 0

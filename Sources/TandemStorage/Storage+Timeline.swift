@@ -322,10 +322,22 @@ public struct TimelineSummary: Sendable, Hashable {
     public var revisions: Int
     /// At most the asked number, evenly spread from `first` to `last`, oldest first.
     public var marks: [TimelineMark]
+
+    public init(first: Int, last: Int, revisions: Int, marks: [TimelineMark]) {
+        self.first = first
+        self.last = last
+        self.revisions = revisions
+        self.marks = marks
+    }
 }
 
 /// A logged revision and its Unix ms time.
 public struct TimelineMark: Sendable, Hashable {
     public var revision: Int
     public var time: Int64
+
+    public init(revision: Int, time: Int64) {
+        self.revision = revision
+        self.time = time
+    }
 }

@@ -44,6 +44,7 @@ final class Cluster {
         enum Kind {
             case put(control: String)
             case recall(String)
+            case restore(Int)
         }
 
         var exchange: HTTPExchange
