@@ -9,8 +9,6 @@ extension Server {
     /// differently, or `nil` to answer as a single node does (reads).
     func clusterRoomsAPI(_ exchange: HTTPExchange, _ parts: [String], cluster: Cluster) -> HTTPAnswer? {
         switch (exchange.method, parts.count) {
-        case (.post, 1):
-            return clusterPostRoom(exchange.body, cluster: cluster)
         case (.delete, 2):
             return clusterDeleteRoom(parts[1], cluster: cluster)
         default:
@@ -100,27 +98,10 @@ extension Server {
         completeDeferred(pending.exchange, answer(pending))
     }
 
-    /// `POST /api/rooms` in a cluster: the schema is saved in Redis and every
-    /// node is told; this node serves it at once. 201 new, 200 replaced (its
-    /// members on every node closed with 1012), 200 `"unchanged"` when equal.
-    private func clusterPostRoom(_ body: [UInt8], cluster: Cluster) -> HTTPAnswer {
-        let schema: RoomSchema
-        switch decodeRoomBody(body) {
-        case let .success(decoded): schema = decoded
-        case let .failure(refusal): return refusal.answer
-        }
-        let old = rooms[schema.id]
-        if let old, old.room.schema == schema {
-            var bytes = OutboundEncoder.welcome(old.room.snapshot)
-            bytes.removeLast()
-            bytes.append(contentsOf: Array(",\"unchanged\":true}".utf8))
-            return .json(200, bytes)
-        }
-        if old == nil, rooms.count >= config.limits.maxRooms {
-            metrics.refusals["too_many_rooms", default: 0] += 1
-            throttled("too_many_rooms", .warn, "refused to create room \(schema.id): \(rooms.count) rooms served, --max-rooms \(config.limits.maxRooms)")
-            return .json(409, problem("too_many_rooms", "this server serves at most \(config.limits.maxRooms) rooms (--max-rooms); delete one or replace an existing room"))
-        }
+    /// `POST /api/rooms` in a cluster, once the body is checked (`postRoom`):
+    /// the schema is saved in Redis and every node is told; this node serves
+    /// it at once. 201 new, 200 replaced (its members on every node closed with 1012).
+    func clusterSaveRoom(_ schema: RoomSchema, replacing old: RoomHost?, cluster: Cluster) -> HTTPAnswer {
         do {
             try cluster.store.save(schema)
             _ = try cluster.store.redis.command(["PUBLISH", ClusterKeys.lifecycle, "\(old == nil ? "created" : "replaced") \(schema.id)"].map { Array($0.utf8) })

@@ -182,12 +182,7 @@ extension Server {
         for reject in delta.rejects {
             guard let connection = host.members[reject.to] else { continue }
             metrics.rejects[reject.code, default: 0] += 1
-            let line = { "reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")" }
-            if reject.code == .rateLimited {
-                throttled("reject-rate-limited", .info, line())
-            } else {
-                log.info(line())
-            }
+            logReject(reject)
             arm(connection, at: now)
             if reject.code == .rateLimited { noteRateLimited(connection, at: now) }
         }

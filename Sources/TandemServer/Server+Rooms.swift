@@ -31,6 +31,7 @@ extension Server {
             throttled("too_many_rooms", .warn, "refused to create room \(schema.id): \(rooms.count) rooms served, --max-rooms \(config.limits.maxRooms)")
             return .json(409, problem("too_many_rooms", "this server serves at most \(config.limits.maxRooms) rooms (--max-rooms); delete one or replace an existing room"))
         }
+        if let cluster { return clusterSaveRoom(schema, replacing: old, cluster: cluster) }
         // Pending commits of this room go to storage under the old schema first.
         writeCommits()
         if unwritten.contains(where: { $0.room == schema.id }) {

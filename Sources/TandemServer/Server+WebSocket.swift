@@ -310,13 +310,7 @@ extension Server {
                 everyone = true
             case let .reject(reject):
                 metrics.rejects[reject.code, default: 0] += 1
-                let line = { "reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")" }
-                if reject.code == .rateLimited {
-                    // A flooding client earns thousands a second: those lines are rate limited.
-                    throttled("reject-rate-limited", .info, line())
-                } else {
-                    log.info(line())
-                }
+                logReject(reject)
                 if let connection = host.members[reject.to] {
                     arm(connection, at: arrival)
                     if reject.code == .rateLimited { noteRateLimited(connection, at: arrival) }
@@ -328,6 +322,17 @@ extension Server {
         guard everyone else { return }
         host.offered += offered
         broadcast(in: host, at: arrival)
+    }
+
+    /// Logs a reject; `rate_limited` ones through the log's rate limit (a
+    /// flooding client earns thousands a second).
+    func logReject(_ reject: Reject) {
+        let line = { "reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")" }
+        if reject.code == .rateLimited {
+            throttled("reject-rate-limited", .info, line())
+        } else {
+            log.info(line())
+        }
     }
 
     /// A client that keeps flooding past the rate limit for a whole second is
