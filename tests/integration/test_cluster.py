@@ -277,3 +277,30 @@ def test_redis_restarted_writes_are_refused_then_resume(cluster, join, redis):
         time.sleep(0.2)
     assert frame["type"] == "update", frame
     ann.expect(gain_is(0.65), timeout=5, what="gain 0.65 on the other node")
+
+
+def test_presets_and_http_writes_reach_every_node(cluster, join):
+    n1, n2 = cluster.start_node("n1"), cluster.start_node("n2")
+    ann = join(n1, "Ann")
+    bob = join(n2, "Bob")
+    owner = cluster.wait_owner()
+    # A preset saved on one node is in the other node's members' lists, and a recall from there is the owner's batch.
+    ann.seq += 1
+    ann.send_json({"type": "preset", "seq": ann.seq, "action": "save", "name": "Start"})
+    ann.expect_ack(ann.seq)
+    bob.expect(lambda f: f.get("type") == "presets" and [p["name"] for p in f["presets"]] == ["Start"], what="Start in Bob's list")
+    ann.expect_ack(ann.set("gain", 0.9))
+    bob.expect(gain_is(0.9))
+    bob.seq += 1
+    bob.send_json({"type": "preset", "seq": bob.seq, "action": "recall", "name": "Start"})
+    bob.expect_ack(bob.seq)
+    ann.expect(gain_is(0.5), what="the recalled gain on the other node")
+    # A PUT on the node that does not own the room is answered once the owner applied it.
+    other = n2 if owner == "n1" else n1
+    answer = other.request("PUT", "/api/rooms/demo/controls/gain", json.dumps({"value": 0.25}))
+    assert answer.status == 200, answer
+    assert answer.json()["state"]["value"] == pytest.approx(0.25)
+    for member in (ann, bob):
+        member.expect(gain_is(0.25), what="the PUT's gain")
+    busy = other.request("PUT", "/api/rooms/demo/controls/nope", json.dumps({"value": 1}))
+    assert busy.status == 404 and busy.json()["code"] == "unknown_control"
