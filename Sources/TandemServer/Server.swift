@@ -301,6 +301,9 @@ public final class Server {
             log.warn("io_uring is not available (\(batchProblem)): frames go out with one send() each")
         }
         logOriginPolicy()
+        if cluster != nil, config.historyKeep != nil {
+            log.warn("--history-keep is not applied in cluster mode: Redis' commit log is kept whole (docs/scale-out.md, \"The timeline and history\")")
+        }
         log.info("limits: \(limitsLine)")
         lastPrune = Clock.now()
         pruneHistory()
