@@ -100,3 +100,9 @@ package.targets += [
     .target(name: "TandemRelay", dependencies: ["TandemCore", "TandemWire"]),
     .testTarget(name: "TandemRelayTests", dependencies: ["TandemRelay", "TandemCore", "TandemWire", "TandemTestSupport"]),
 ]
+
+// Issue 15: the OSC address scheme of a room (docs/osc.md): messages out, requests in. No sockets.
+package.targets += [
+    .target(name: "TandemOSC", dependencies: ["TandemCore"]),
+    .testTarget(name: "TandemOSCTests", dependencies: ["TandemOSC", "TandemCore"]),
+]
