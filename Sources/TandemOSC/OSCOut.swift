@@ -9,7 +9,7 @@ public enum OSCOut {
     /// | slider (linear or log), gauge | `/ROOM/CONTROL v` |
     /// | snap | `/ROOM/CONTROL value`, `/ROOM/CONTROL/index i` |
     /// | range | `/ROOM/CONTROL/lower l`, `/ROOM/CONTROL/upper u` (ints) |
-    /// | colour | `/ROOM/CONTROL/red r`, `…/green g`, `…/blue b`, `…/hex "#RRGGBB"` |
+    /// | colour | `/ROOM/CONTROL/hex "#RRGGBB"`, `…/red r`, `…/green g`, `…/blue b` |
     /// | toggle | `/ROOM/CONTROL 0` or `1` (int) |
     /// | xy pad | `/ROOM/CONTROL/x x`, `/ROOM/CONTROL/y y` |
     /// | button | `/ROOM/CONTROL presses` (int, saturated at 2³¹−1) |
@@ -30,8 +30,9 @@ public enum OSCOut {
             return [OSCMessage(base + "/lower", [int(range.lower)]),
                     OSCMessage(base + "/upper", [int(range.upper)])]
         case let (.color, .color(rgb)):
-            return ColorChannel.allCases.map { OSCMessage(base + "/" + $0.rawValue, [numbers.argument(rgb[$0])]) }
-                + [OSCMessage(base + "/hex", [.string(rgb.hex)])]
+            // The hex first: fed back, the channels after it keep their exact levels.
+            return [OSCMessage(base + "/hex", [.string(rgb.hex)])]
+                + ColorChannel.allCases.map { OSCMessage(base + "/" + $0.rawValue, [numbers.argument(rgb[$0])]) }
         case let (.toggle, .toggle(on)):
             return [OSCMessage(base, [.int(on ? 1 : 0)])]
         case let (.xy, .xy(x, y)):
