@@ -61,7 +61,7 @@ public enum OSCIn {
             guard case let .string(raw) = args[0] else {
                 throw OSCDrop(.wrongType, "\(address) takes a string (s), not \(args[0].typeTag)")
             }
-            guard raw.unicodeScalars.contains(where: { !$0.properties.isWhitespace && DisplayName.clean(String($0)) != DisplayName.fallback }) else {
+            guard raw.unicodeScalars.contains(where: isVisible) else {
                 throw OSCDrop(.badValue, "\(address): a name needs a visible character")
             }
             return .name(DisplayName.clean(raw))
@@ -157,6 +157,12 @@ public enum OSCIn {
     }
 
     // MARK: arguments
+
+    /// Whether a name keeps `scalar`: not white space, and not a character `DisplayName` removes
+    /// (a name of none of these would become "Guest", which nobody sent).
+    private static func isVisible(_ scalar: Unicode.Scalar) -> Bool {
+        !scalar.properties.isWhitespace && DisplayName.clean(String(scalar)) != DisplayName.fallback
+    }
 
     private static func unknownThumb(_ control: Control, _ path: [String], _ address: String) -> OSCDrop {
         let forms = addresses(of: control).joined(separator: ", ")

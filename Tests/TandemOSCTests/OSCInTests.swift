@@ -139,7 +139,8 @@ struct OSCInTests {
         #expect(Self.operation(.at("/clash/dump/step", .int(1)), clash) == .step(control: "dump", thumb: nil, by: 1))
     }
 
-    @Test("every drop reason", arguments: [
+    /// A message for each way to be dropped, with its label.
+    static let dropTable: [(OSCMessage, OSCDrop.Label)] = [
         // unknown_address
         (OSCMessage.at("/other/gain", .float(1)), OSCDrop.Label.unknownAddress),
         (.at("every-kind/gain", .float(1)), .unknownAddress),
@@ -202,7 +203,9 @@ struct OSCInTests {
         // release
         (.at("/every-kind/go", .int(0)), .release),
         (.at("/every-kind/go", .float(0)), .release),
-    ])
+    ]
+
+    @Test("every drop reason", arguments: dropTable)
     func drops(message: OSCMessage, label: OSCDrop.Label) {
         let drop = Self.drop(message)
         #expect(drop?.kind == label, "\(message.address) \(message.arguments): \(String(describing: drop))")
@@ -214,6 +217,7 @@ struct OSCInTests {
     func labels() {
         #expect(OSCDrop.Label.allCases.map(\.rawValue) == ["unknown_address", "unknown_control", "unknown_thumb", "wrong_count",
                                                            "wrong_type", "bad_value", "read_only", "release"])
+        #expect(Set(Self.dropTable.map(\.1)) == Set(OSCDrop.Label.allCases))
         #expect(OSCDrop.Label.allCases.allSatisfy { $0.rawValue.allSatisfy { $0 == "_" || ("a"..."z").contains($0) } })
     }
 
