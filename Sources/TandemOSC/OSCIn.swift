@@ -41,8 +41,9 @@ public enum OSCIn {
     // MARK: decoding
 
     private static func decode(_ message: OSCMessage, schema: RoomSchema) throws(OSCDrop) -> Request {
-        let address = message.address
-        guard let parts = parts(of: address) else {
+        // The address as the drop sentences quote it: cut, so a long one cannot swell the log.
+        let address = message.address.count > 96 ? message.address.prefix(95) + "…" : message.address
+        guard let parts = parts(of: message.address) else {
             throw OSCDrop(.unknownAddress, "'\(address)' is not an address of /room/control parts (letters, digits, _ . - only; no patterns)")
         }
         guard parts[0] == schema.id else {

@@ -228,5 +228,7 @@ struct OSCInTests {
             == "/every-kind/blanks: 'blanks' needs a thumb: /blanks/lower, /blanks/upper")
         #expect(Self.drop(.at("/every-kind/gain", .string("x")))?.reason == "/every-kind/gain takes a number (f, i or d), not s")
         #expect(Self.drop(.at("/every-kind/gain"))?.reason == "/every-kind/gain takes 1 argument, not 0")
+        let long = "/every-kind/" + String(repeating: "x", count: 5000)
+        #expect(Self.drop(.at(long, .float(1)))?.reason.count ?? 0 < 200)
     }
 }
