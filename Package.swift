@@ -89,7 +89,7 @@ let package = Package(
         // timeout and keepalive, argv commands with a C callback, uv timers.
         .target(name: "CTandemRedis", dependencies: ["CHiredis"], linkerSettings: [.linkedLibrary("uv")]),
         // The Redis client: commands, scripts, pub/sub, reconnects. Not the server's.
-        .target(name: "TandemRedis", dependencies: ["CHiredis", "CTandemRedis"]),
+        .target(name: "TandemRedis", dependencies: ["CHiredis", "CTandemRedis", "COpenSSL"]),
         .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "CTandemRedis"]),
     ]
 )

@@ -42,6 +42,19 @@ public enum RedisReply: Sendable, Hashable {
         return nil
     }
 
+    /// An array of field, value, field, value… (HGETALL, a stream entry's
+    /// fields) as a dictionary; pairs whose field is not text are left out.
+    public var fields: [String: [UInt8]] {
+        var fields: [String: [UInt8]] = [:]
+        let items = elements ?? []
+        var i = 0
+        while i + 1 < items.count {
+            if let key = items[i].string, let value = items[i + 1].bytes { fields[key] = value }
+            i += 2
+        }
+        return fields
+    }
+
     /// Whether this is an error reply (from Redis or from this client).
     public var isError: Bool {
         if case .error = self { return true }

@@ -184,19 +184,11 @@ extension Server {
 
     /// Asks the owner for a snapshot (at most twice a second).
     func askSnapshot(_ replica: RoomReplica, cluster: Cluster, at now: Moment) {
+        guard let host = rooms[replica.id] else { return }
         if let asked = replica.snapshotAsked, now.seconds(since: asked) < 0.5 { return }
         replica.snapshotAsked = now
         metrics.cluster.snapshotsAsked += 1
-        if replica.owned {
-            replica.snapshotWanted = true
-            cluster.markDirty(replica)
-            return
-        }
-        let bytes = RelayCodec.encode(RelayRequest.wantSnapshot(node: cluster.node))
-        cluster.commands.send([Array("PUBLISH".utf8), Array(ClusterKeys.inbox(replica.id).utf8), bytes]) { [weak self] reply in
-            if case let .integer(n) = reply, n > 0 { return }
-            self?.seekOwner(replica, cluster: cluster, at: Clock.now())
-        }
+        relay(.wantSnapshot(node: cluster.node), replica, host: host, cluster: cluster, at: now)
     }
 }
 

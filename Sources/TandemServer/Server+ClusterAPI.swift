@@ -143,15 +143,9 @@ extension Server {
         do {
             let names = try cluster.store.redis.command(["SMEMBERS", ClusterKeys.nodes].map { Array($0.utf8) }).elements?.compactMap(\.string) ?? []
             for name in names.sorted() {
-                let reply = try cluster.store.redis.command(["HGETALL", ClusterKeys.node(name)].map { Array($0.utf8) })
-                let items = reply.elements ?? []
-                guard !items.isEmpty else { continue } // its heartbeat lapsed: gone
-                var fields: [String: String] = [:]
-                var i = 0
-                while i + 1 < items.count {
-                    if let k = items[i].string, let v = items[i + 1].string { fields[k] = v }
-                    i += 2
-                }
+                let stored = try cluster.store.redis.command(["HGETALL", ClusterKeys.node(name)].map { Array($0.utf8) }).fields
+                guard !stored.isEmpty else { continue } // its heartbeat lapsed: gone
+                let fields = stored.mapValues { String(decoding: $0, as: UTF8.self) }
                 let owned = (fields["owned"] ?? "").split(separator: ",").map { JSON.string(String($0)) }
                 nodes.append(.object([
                     JSONMember("id", .string(name)),

@@ -20,11 +20,11 @@ extension Server {
             replica.acquiring = false
             guard let self else { return }
             let now = Clock.now()
-            guard let items = reply.elements, items.count == 2, let won = items[0].int, let holder = items[1].string else {
+            guard let (won, holder) = ClusterScripts.answer(reply) else {
                 self.throttled("cluster-acquire", .warn, "room \(id): taking the lease failed: \(reply)")
                 return
             }
-            if won == 1 {
+            if won {
                 self.takeOwnership(replica, holder: holder, cluster: cluster, at: now)
             } else if !replica.synced || Self.epoch(of: holder) > replica.viewEpoch {
                 self.askSnapshot(replica, cluster: cluster, at: now)
@@ -85,6 +85,15 @@ extension Server {
     /// Gives up a lease this node took but cannot use.
     func release(_ replica: RoomReplica, holder: String, cluster: Cluster) {
         cluster.commands.eval(ClusterScripts.release, keys: [Array(ClusterKeys.lease(replica.id).utf8)], args: [Array(holder.utf8)], reply: nil)
+    }
+
+    /// Gives up an owned room on purpose (nobody in it, deleted, replaced):
+    /// the lease released, the requests' channel left, the authority dropped.
+    func giveUp(_ replica: RoomReplica, cluster: Cluster) {
+        guard replica.owned else { return }
+        release(replica, holder: replica.holder, cluster: cluster)
+        cluster.subscriber.unsubscribe(ClusterKeys.inbox(replica.id))
+        replica.dropAuthority()
     }
 
     /// This node lost the room's lease (a write refused by the fence, Redis
@@ -294,9 +303,9 @@ extension Server {
                               keys: [Array(ClusterKeys.lease(id).utf8), Array(ClusterKeys.room(id).utf8), Array(ClusterKeys.log(id).utf8)],
                               args: args) { [weak self] reply in
             guard let self else { return }
-            if let items = reply.elements, items.count == 2, let ok = items[0].int {
-                if ok == 1 { return }
-                self.stepDown(replica, epoch: epoch, reason: "the lease is held by '\(items[1].string ?? "nobody")': writes refused", cluster: cluster)
+            if let (written, holder) = ClusterScripts.answer(reply) {
+                if written { return }
+                self.stepDown(replica, epoch: epoch, reason: "the lease is held by '\(holder.isEmpty ? "nobody" : holder)': writes refused", cluster: cluster)
             } else {
                 self.log.error("room \(id): writing \(commits.count) commit(s) failed: \(reply)")
                 self.stepDown(replica, epoch: epoch, reason: "a write failed: \(reply)", cluster: cluster)

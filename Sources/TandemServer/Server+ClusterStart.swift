@@ -3,13 +3,9 @@ import TandemRedis
 
 /// Starting and stopping cluster mode.
 extension Server {
-    /// Saves the built-in rooms and the room files into Redis as SQLite
-    /// storage does (room files on every start, so the stored schema follows
-    /// the file; built-in rooms only when Redis has none under their id),
-    /// then reads every room of the cluster: the configured ones first, in
-    /// order, then the rest by id.
-    static func seedCluster(_ settings: ClusterSettings, _ ordered: [(schema: RoomSchema, fromFile: Bool)],
-                            changed: inout [String: Int]) throws(ServerError) -> [ClusterRooms.Loaded] {
+    /// The blocking connection of a cluster node's store, opened once at
+    /// start: it seeds and reads the rooms, then serves the `Cluster`.
+    static func openClusterStore(_ settings: ClusterSettings) throws(ServerError) -> (url: RedisURL, store: ClusterRooms) {
         let url: RedisURL
         do {
             url = try RedisURL(parsing: settings.redisURL)
@@ -17,7 +13,20 @@ extension Server {
             throw ServerError(description: "--redis: \(error)")
         }
         do {
-            let store = ClusterRooms(redis: try RedisBlocking(url: url, timeout: 2))
+            return (url, ClusterRooms(redis: try RedisBlocking(url: url, timeout: 2)))
+        } catch {
+            throw ServerError(description: "--redis \(url): cannot reach Redis: \(error)")
+        }
+    }
+
+    /// Saves the built-in rooms and the room files into Redis as SQLite
+    /// storage does (room files on every start, so the stored schema follows
+    /// the file; built-in rooms only when Redis has none under their id),
+    /// then reads every room of the cluster: the configured ones first, in
+    /// order, then the rest by id.
+    static func seedCluster(_ store: ClusterRooms, url: RedisURL, _ ordered: [(schema: RoomSchema, fromFile: Bool)],
+                            changed: inout [String: Int]) throws(ServerError) -> [ClusterRooms.Loaded] {
+        do {
             for (schema, fromFile) in ordered {
                 let before = try store.load(schema.id)
                 guard fromFile || before == nil else { continue }
@@ -32,10 +41,8 @@ extension Server {
                 loaded.append(room)
             }
             return loaded
-        } catch let error as ClusterStoreError {
-            throw ServerError(description: "--redis \(url): \(error.reason) (\(error.operation))")
         } catch {
-            throw ServerError(description: "--redis \(url): cannot reach Redis: \(error)")
+            throw ServerError(description: "--redis \(url): \(error.reason) (\(error.operation))")
         }
     }
 

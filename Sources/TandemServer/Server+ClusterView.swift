@@ -98,6 +98,18 @@ extension Server {
         }
         guard head.epoch >= replica.viewEpoch else { return } // a former owner's, fenced out since
         replica.lastHeard = now
+        // A delta that does not follow the last publication absorbed is not
+        // even decoded: the view waits for a snapshot.
+        if head.kind == RelayCodec.deltaKind,
+           !(replica.synced && head.epoch == replica.viewEpoch && head.sequence == replica.viewSequence + 1) {
+            if replica.synced {
+                metrics.cluster.publicationGaps += 1
+                log.info("room \(replica.id): publication \(head.epoch)/\(head.sequence) after \(replica.viewEpoch)/\(replica.viewSequence): asking for a snapshot")
+                replica.synced = false
+            }
+            askSnapshot(replica, cluster: cluster, at: now)
+            return
+        }
         let publication: RelayPublication
         do {
             publication = try RelayCodec.decodePublication(payload, schema: host.room.schema)
@@ -106,16 +118,7 @@ extension Server {
             return
         }
         switch publication {
-        case let .delta(epoch, sequence, _, delta):
-            guard replica.synced, epoch == replica.viewEpoch, sequence == replica.viewSequence + 1 else {
-                if replica.synced {
-                    metrics.cluster.publicationGaps += 1
-                    log.info("room \(replica.id): publication \(epoch)/\(sequence) after \(replica.viewEpoch)/\(replica.viewSequence): asking for a snapshot")
-                    replica.synced = false
-                }
-                askSnapshot(replica, cluster: cluster, at: now)
-                return
-            }
+        case let .delta(_, sequence, _, delta):
             replica.viewSequence = sequence
             var delta = delta
             delta.rejects.removeAll { host.members[$0.to]?.refusedLocally.contains($0.seq) ?? false }
@@ -237,12 +240,12 @@ extension Server {
             let epoch = replica.epoch
             cluster.commands.eval(ClusterScripts.renew, keys: [Array(ClusterKeys.lease(replica.id).utf8)],
                                   args: [Array(replica.holder.utf8), Array(cluster.leaseMs.utf8)]) { [weak self] reply in
-                guard let items = reply.elements, items.count == 2, let ok = items[0].int else {
+                guard let (renewed, holder) = ClusterScripts.answer(reply) else {
                     self?.stepDown(replica, epoch: epoch, reason: "renewing the lease failed: \(reply)", cluster: cluster)
                     return
                 }
-                if ok != 1 {
-                    self?.stepDown(replica, epoch: epoch, reason: "the lease is held by '\(items[1].string ?? "nobody")'", cluster: cluster)
+                if !renewed {
+                    self?.stepDown(replica, epoch: epoch, reason: "the lease is held by '\(holder.isEmpty ? "nobody" : holder)'", cluster: cluster)
                 }
             }
         }
@@ -261,9 +264,7 @@ extension Server {
             replica.emptySince = since
             if now.seconds(since: since) >= Self.emptyLease {
                 log.info("room \(replica.id): nobody in it for \(Int(Self.emptyLease)) s: giving up its lease")
-                release(replica, holder: replica.holder, cluster: cluster)
-                cluster.subscriber.unsubscribe(ClusterKeys.inbox(replica.id))
-                replica.dropAuthority()
+                giveUp(replica, cluster: cluster)
             }
         } else {
             replica.emptySince = nil
@@ -348,10 +349,7 @@ extension Server {
     /// Stops serving room `id` here: the lease is given up, members closed with 4404 when it was deleted.
     func forgetRoom(_ id: String, cluster: Cluster, reason: String) {
         if let replica = cluster.replicas[id] {
-            if replica.owned {
-                release(replica, holder: replica.holder, cluster: cluster)
-                cluster.subscriber.unsubscribe(ClusterKeys.inbox(id))
-            }
+            giveUp(replica, cluster: cluster)
             if replica.subscribed { cluster.subscriber.unsubscribe(ClusterKeys.outbox(id)) }
             cluster.replicas[id] = nil
         }

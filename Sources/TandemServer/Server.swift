@@ -5,6 +5,7 @@ import CLibWebSockets
 import CTandemShim
 import TandemAuth
 import TandemCore
+import TandemRedis
 import TandemStorage
 import TandemWire
 
@@ -132,9 +133,12 @@ public final class Server {
             configured.first { $0.id == schema.id }.map { ($0, true) } ?? (schema, false)
         }
         for schema in configured where !builtIn.contains(schema.id) { ordered.append((schema, true)) }
+        var clusterStore: (url: RedisURL, store: ClusterRooms)?
         if let settings = config.cluster {
             storage = nil
-            for loaded in try Self.seedCluster(settings, ordered, changed: &schemaChangedAt) {
+            let opened = try Self.openClusterStore(settings)
+            clusterStore = opened
+            for loaded in try Self.seedCluster(opened.store, url: opened.url, ordered, changed: &schemaChangedAt) {
                 let id = loaded.stored.schema.id
                 rooms[id] = Self.makeView(loaded, config: config)
                 roomOrder.append(id)
@@ -205,7 +209,9 @@ public final class Server {
             foreignLoops = .allocate(capacity: 1)
             foreignLoops?.initialize(to: loop)
             info.foreign_loops = foreignLoops
-            if let settings = config.cluster { cluster = try Cluster(settings: settings, loop: loop) }
+            if let settings = config.cluster, let clusterStore {
+                cluster = Cluster(settings: settings, url: clusterStore.url, store: clusterStore.store, loop: loop)
+            }
         } else if config.cluster != nil {
             throw ServerError(description: "--redis needs --event-loop uv (the cluster's Redis connections run on the libuv loop)")
         }

@@ -67,13 +67,11 @@ final class Cluster {
     var downSince: Moment?
     var downReason: String?
 
-    init(settings: ClusterSettings, loop: UnsafeMutableRawPointer) throws(ServerError) {
+    /// `store` is the blocking connection the start opened (`Server.openClusterStore`).
+    init(settings: ClusterSettings, url: RedisURL, store: ClusterRooms, loop: UnsafeMutableRawPointer) {
         self.settings = settings
-        do {
-            url = try RedisURL(parsing: settings.redisURL)
-        } catch {
-            throw ServerError(description: "--redis: \(error)")
-        }
+        self.url = url
+        self.store = store
         var tag = UInt64(time(nil)) &* 2_654_435_761 &+ UInt64(getpid())
         var suffix = ""
         let digits = Array("abcdefghijklmnopqrstuvwxyz0123456789")
@@ -83,11 +81,6 @@ final class Cluster {
         }
         clientPrefix = "\(settings.nodeID).\(suffix)."
         apiBase = Int(UInt64.random(in: 1...(1 << 31))) << 21
-        do {
-            store = ClusterRooms(redis: try RedisBlocking(url: url, timeout: 2))
-        } catch {
-            throw ServerError(description: "--redis \(url): cannot reach Redis: \(error)")
-        }
         commands = RedisConnection(url: url, loop: loop, name: "tandem-\(settings.nodeID)")
         subscriber = RedisSubscriber(url: url, loop: loop, name: "tandem-\(settings.nodeID)-sub")
     }

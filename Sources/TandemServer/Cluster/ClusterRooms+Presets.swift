@@ -9,16 +9,12 @@ import TandemWire
 extension ClusterRooms: PresetStore {
     func loadPresets(room: String) throws -> [Preset] {
         let operation = "load presets of room '\(room)'"
-        let reply = try call(["HGETALL", ClusterKeys.presets(room)].map { Array($0.utf8) }, operation)
+        let stored = try call(["HGETALL", ClusterKeys.presets(room)].map { Array($0.utf8) }, operation).fields
         var presets: [Preset] = []
-        let items = reply.elements ?? []
-        var i = 0
-        while i + 1 < items.count {
-            defer { i += 2 }
-            guard let name = items[i].string, let bytes = items[i + 1].bytes,
-                  case let .object(fields)? = try? JSONParser.parse(bytes, maxDepth: 4),
+        for (name, bytes) in stored {
+            guard case let .object(fields)? = try? JSONParser.parse(bytes, maxDepth: 4),
                   case let .object(states)? = fields.first(where: { $0.key == "states" })?.value else {
-                throw ClusterStoreError(operation: operation, reason: "preset '\(items[i].string ?? "?")' is not readable")
+                throw ClusterStoreError(operation: operation, reason: "preset '\(name)' is not readable")
             }
             let value = { (key: String) in fields.first(where: { $0.key == key })?.value }
             let entries = states.compactMap { member in StateCodec.decode(member.value).map { Preset.Entry(control: member.key, state: $0) } }

@@ -28,14 +28,7 @@ struct ClusterRooms {
     /// initial state with revision 0, as SQLite storage does.
     func load(_ id: String) throws(ClusterStoreError) -> Loaded? {
         let operation = "load room '\(id)'"
-        let reply = try call(["HGETALL", ClusterKeys.room(id)], operation)
-        var fields: [String: [UInt8]] = [:]
-        let items = reply.elements ?? []
-        var i = 0
-        while i + 1 < items.count {
-            if let key = items[i].string, let value = items[i + 1].bytes { fields[key] = value }
-            i += 2
-        }
+        let fields = try call(["HGETALL", ClusterKeys.room(id)], operation).fields
         guard let json = fields["schema"] else { return nil }
         let schema: RoomSchema
         do {
@@ -113,13 +106,7 @@ struct ClusterRooms {
         for entry in reply.elements ?? [] {
             guard let parts = entry.elements, parts.count == 2, let entryID = parts[0].string,
                   let revision = Int(entryID.split(separator: "-").first ?? "") else { continue }
-            var fields: [String: [UInt8]] = [:]
-            let items = parts[1].elements ?? []
-            var i = 0
-            while i + 1 < items.count {
-                if let k = items[i].string, let v = items[i + 1].bytes { fields[k] = v }
-                i += 2
-            }
+            let fields = parts[1].fields
             guard let control = fields["control"].map({ String(decoding: $0, as: UTF8.self) }),
                   let state = fields["state"].flatMap({ StateCodec.decode($0) }) else { continue }
             if commits.count >= limit, commits.last?.revision != revision { break }

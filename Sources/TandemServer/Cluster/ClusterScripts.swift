@@ -9,6 +9,14 @@ import TandemRedis
 /// A lease's value is `NODE EPOCH`; the epoch comes from the room's counter,
 /// which only goes up, so two owners of one room never share an epoch.
 enum ClusterScripts {
+    /// The answer of `acquire`, `renew` and `writeTurn`: whether the lease is
+    /// (still) this node's, and its holder's `NODE EPOCH` (empty: nobody);
+    /// `nil` for anything else (an error reply, Redis gone).
+    static func answer(_ reply: RedisReply) -> (granted: Bool, holder: String)? {
+        guard let items = reply.elements, items.count == 2, let granted = items[0].int, let holder = items[1].string else { return nil }
+        return (granted == 1, holder)
+    }
+
     /// KEYS: lease, epoch. ARGV: node, lease ms.
     /// Returns `{1, "NODE EPOCH"}` when this node now holds the lease,
     /// `{0, "NODE EPOCH"}` (the holder) when another does.
