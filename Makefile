@@ -28,7 +28,7 @@ CLUSTER_PKGS := redis-server haproxy
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-cluster-protocol test-client-python test-client-js test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz cluster bench-cluster
+.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-cluster-protocol test-client-python test-client-js test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz cluster bench-cluster bench-osc
 
 all: build
 
@@ -160,6 +160,14 @@ bench-cluster: deps
 	$(SWIFT) build -c release --product tandem
 	$(SWIFT) build -c release --product tandem-bench
 	$(PYTHON) bench/cluster.py --out bench/results/cluster $(ARGS)
+
+# OSC bridge (issue 15): latency from a WebSocket commit to its OSC datagram, idle and
+# at S2h's load, with --data :memory: and with SQLite; not part of `make test`. See
+# bench/README.md. Options: make bench-osc ARGS="--quick".
+bench-osc: deps
+	$(SWIFT) build -c release --product tandem
+	$(SWIFT) build -c release --product tandem-bench
+	$(PYTHON) bench/osc.py --out bench/results/osc $(ARGS)
 
 # libFuzzer targets (fuzz/), built by fuzz/build.sh into .build/fuzz/ with
 # swiftc -sanitize=fuzzer,address, outside SwiftPM. `make fuzz` runs each for
