@@ -20,6 +20,8 @@ public struct OSCDrop: Error, Sendable, Hashable {
         case readOnly = "read_only"
         /// A button sent 0: a release, which presses nothing.
         case release = "release"
+        /// Not an OSC packet: bytes liblo cannot read, a bad bundle, a string that is not UTF-8.
+        case malformed = "malformed"
     }
 
     public var kind: Label
