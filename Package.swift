@@ -106,3 +106,16 @@ package.targets += [
     .target(name: "TandemOSC", dependencies: ["TandemCore"]),
     .testTarget(name: "TandemOSCTests", dependencies: ["TandemOSC", "TandemCore"]),
 ]
+
+// Issue 15: OSC packets and UDP for the bridge, through liblo (liblo-dev): the codec, a sender, a receiver.
+package.targets += [
+    // liblo from Debian (liblo-dev), found by pkg-config.
+    .systemLibrary(
+        name: "CLiblo",
+        pkgConfig: "liblo",
+        providers: [.apt(["liblo-dev"])]
+    ),
+    // Packets encoded and decoded by liblo, a sender per target, a receiving socket, address ranges.
+    .target(name: "TandemOSCLink", dependencies: ["TandemOSC", "CLiblo"]),
+    .testTarget(name: "TandemOSCLinkTests", dependencies: ["TandemOSCLink", "TandemOSC"]),
+]
