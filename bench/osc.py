@@ -26,12 +26,14 @@ time stamp is the kernel's, so a late wake-up of this script does not count
 in the OSC latency; the ack's time is when the script read it, so under load
 it includes the script's own wait for the core.
 
-Per run p50/p99/max, counts; per configuration the median of the runs.
+Per run p50/p99/max, counts; per configuration the median of the runs. Runs last 20 s
+(make bench's are 10 s): some 380 sets per loaded run, so that a run's p99 is not
+simply its second-largest sample.
 Results in --out (default bench/results/osc/): osc.json, osc.md, each
 generator report and output, each server log. See bench/README.md and
 docs/benchmarks.md ("OSC bridge (issue 15)").
 
-    python3 bench/osc.py                  # 3 runs of each configuration, 10 s each
+    python3 bench/osc.py                  # 3 runs of each configuration, 20 s each
     python3 bench/osc.py --quick          # 1 run of 3 s
     python3 bench/osc.py --storage memory --load S2h --runs 5
 """
@@ -315,6 +317,7 @@ class Probe:
     """One run's sets and what came back: per set value, its send time, ack time and datagram time."""
     sent: dict[float, int] = field(default_factory=dict)        # value -> send ns
     seq_value: dict[int, float] = field(default_factory=dict)   # seq -> value
+    unacked: list[int] = field(default_factory=list)            # seqs sent, not yet acked, in order
     acked: dict[float, int] = field(default_factory=dict)       # value -> ack read ns
     rejected: int = 0
     datagram: dict[float, int] = field(default_factory=dict)    # value -> arrival ns
@@ -328,10 +331,14 @@ class Probe:
             msg = json.loads(text)
         except ValueError:
             return
-        if msg.get("type") == "update" and msg.get("ack") in self.seq_value:
-            self.acked.setdefault(self.seq_value[msg["ack"]], t)
+        if msg.get("type") == "update" and isinstance(msg.get("ack"), int):
+            # An ack covers every seq up to it: a frame carries only the newest.
+            while self.unacked and self.unacked[0] <= msg["ack"]:
+                self.acked.setdefault(self.seq_value[self.unacked.pop(0)], t)
         elif msg.get("type") == "reject" and msg.get("seq") in self.seq_value:
             self.rejected += 1
+            if msg["seq"] in self.unacked:
+                self.unacked.remove(msg["seq"])
 
     def packet(self, data: bytes, t: int) -> None:
         self.datagrams += 1
@@ -394,6 +401,7 @@ def probe(port: int, receiver: Receiver, seconds: float, hz: float, tail: float 
                 value = probe_value(i)
                 i += 1
                 p.seq_value[seq] = value
+                p.unacked.append(seq)
                 p.sent[value] = ws.send_text(json.dumps({"type": "set", "seq": seq, "control": CONTROL, "value": value}))
                 next_send += period
                 if next_send < now:  # fell behind (the core was busy): no burst to catch up
@@ -608,7 +616,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--load", default=",".join(LOADS), type=lambda t: choices(t, LOADS, "--load"),
                    help="idle,S2h (default both)")
     p.add_argument("--runs", type=int, help="runs of each configuration (default 3; --quick 1)")
-    p.add_argument("--duration", type=float, help="seconds of probing, and the generator's --duration (default 10; --quick 3)")
+    p.add_argument("--duration", type=float, help="seconds of probing, and the generator's --duration (default 20; --quick 3)")
     p.add_argument("--warmup", type=float, help="the generator's --warmup (default 3; --quick 1)")
     p.add_argument("--hz", type=float, default=20.0, help="the probe's sets per second (default 20)")
     p.add_argument("--quick", action="store_true", help="a smoke: 1 run of 3 s")
@@ -617,7 +625,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--out", default=str(DEFAULT_OUT), help="results folder (default bench/results/osc)")
     a = p.parse_args(argv)
     a.runs = a.runs if a.runs is not None else (1 if a.quick else 3)
-    a.duration = a.duration if a.duration is not None else (3 if a.quick else 10)
+    a.duration = a.duration if a.duration is not None else (3 if a.quick else 20)
     a.warmup = a.warmup if a.warmup is not None else (1 if a.quick else 3)
     if a.runs < 1 or a.duration < 2 or not 0 < a.hz <= 200:
         p.error("--runs at least 1, --duration at least 2, --hz in (0, 200]")
