@@ -167,6 +167,8 @@ def summarize(runs: list[dict]) -> dict:
         out["generator"]["passed"] = sum(1 for g in gen if g.get("passed"))
         out["generator"]["valid"] = sum(1 for g in gen if g.get("valid"))
     out["datagramsPerSecond"] = median(r.get("datagramsPerSecond") for r in runs)
+    others = [r["otherCPU"] for r in runs if r.get("otherCPU") is not None]
+    out["otherCPUMax"] = max(others) if others else None
     return out
 
 
@@ -176,8 +178,8 @@ def f(x: float | None, digits: int = 2, unit: str = "") -> str:
 
 def markdown_table(summary: dict[str, dict]) -> list[str]:
     lines = ["| storage | load | runs | sets sent (acked) | datagrams matched (missing) | OSC p50 | OSC p99 | OSC max | "
-             "ack p50 | ack p99 | ack max | OSC − ack, p50 | generator: delivered, p99, valid runs |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "ack p50 | ack p99 | ack max | OSC − ack, p50 | generator: delivered, p99, valid runs | other CPU, worst run |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for storage in STORAGES:
         for load in LOADS:
             s = summary.get(f"{storage}/{load}")
@@ -190,7 +192,8 @@ def markdown_table(summary: dict[str, dict]) -> list[str]:
                 f"| {storage} | {load} | {s['runs']} | {s['sent']} ({s['acked']}) | {s['matched']} ({s['missing']}) | "
                 f"{f(s['osc']['p50'], 2, ' ms')} | {f(s['osc']['p99'], 2, ' ms')} | {f(s['osc']['max'], 2, ' ms')} | "
                 f"{f(s['ack']['p50'], 2, ' ms')} | {f(s['ack']['p99'], 2, ' ms')} | {f(s['ack']['max'], 2, ' ms')} | "
-                f"{f(s['oscAfterAck']['p50'], 2, ' ms')} | {gen} |")
+                f"{f(s['oscAfterAck']['p50'], 2, ' ms')} | {gen} | "
+                f"{f(s['otherCPUMax'] * 100 if s.get('otherCPUMax') is not None else None, 0, ' %')} |")
     return lines
 
 
@@ -467,6 +470,28 @@ def metric(port: int, name: str) -> float | None:
     return None
 
 
+def cpu_busy_seconds() -> float:
+    """Every core's busy time so far (user, nice, system, irq, softirq, steal), from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = fields
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = text[text.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def ours_seconds(pids: list[int]) -> float:
+    """The CPU of the bench's own processes: the server, the generator, this script."""
+    t = os.times()
+    return sum(proc_cpu_seconds(p) for p in pids) + t.user + t.system
+
+
 def server_argv(binary: str, port: int, storage: str, folder: Path, osc_port: int) -> list[str]:
     data = ":memory:" if storage == "memory" else str(folder / "tandem.db")
     return [binary, "--host", "127.0.0.1", "--port", str(port), "--data", data, "--log-level", "warn",
@@ -553,8 +578,13 @@ def one_run(storage: str, load: str, run: int, a: argparse.Namespace, out: Path,
             seconds = a.duration
         for data, t in receiver.read():
             pass
+        # Whatever else ran meanwhile (another build, another test) shows as CPU that is not ours.
+        pids = [server.pid] + ([gen.pid] if gen else [])
+        busy0, ours0 = cpu_busy_seconds(), ours_seconds(pids)
         p, elapsed = probe(port, receiver, seconds, a.hz)
+        busy1, ours1 = cpu_busy_seconds(), ours_seconds(pids)
         result = p.result()
+        result["otherCPU"] = max(0.0, (busy1 - busy0) - (ours1 - ours0)) / elapsed if elapsed else None
         result["datagramsPerSecond"] = p.datagrams / elapsed if elapsed else None
         if gen:
             try:
@@ -653,7 +683,9 @@ def markdown(result: dict) -> str:
              "", "```sh", *result["commands"], "```", "",
              f"{result['runsPerConfig']} run(s) per configuration, interleaved; medians of the runs' p50, p99 and max; "
              "counts summed over the runs. OSC: set sent → datagram in the receiver's socket (kernel time stamp); "
-             "ack: set sent → its ack read by the probe.", ""]
+             "ack: set sent → its ack read by the probe. Other CPU: busy time of both cores (/proc/stat) "
+             "that was not the server's, the generator's or this script's, as a share of one core, during the "
+             "probing; more than a few % means something else ran and the run is suspect.", ""]
     lines += markdown_table(result["summary"])
     return "\n".join(lines)
 
@@ -699,7 +731,8 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     runs.setdefault(key, []).append(r)
                     g = r.get("generator")
-                    print(f"{key:<14} run {run}: sets {r['sent']} acked {r['acked']} matched {r['matched']} "
+                    print(f"{key:<14} run {run}: other CPU {f((r.get('otherCPU') or 0) * 100, 0)} %  "
+                          f"sets {r['sent']} acked {r['acked']} matched {r['matched']} "
                           f"missing {r['missing']}  OSC p50 {f(r['osc']['p50'])} p99 {f(r['osc']['p99'])} "
                           f"max {f(r['osc']['max'])} ms  ack p50 {f(r['ack']['p50'])} p99 {f(r['ack']['p99'])} ms"
                           + (f"  [generator {'PASS' if g['passed'] else 'FAIL'}{'' if g['valid'] else ' INVALID'}, "
