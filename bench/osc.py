@@ -364,7 +364,10 @@ class Probe:
         osc = [self.datagram[v] - t for v, t in self.sent.items() if v in self.datagram]
         ack = [self.acked[v] - t for v, t in self.sent.items() if v in self.acked]
         after = [self.datagram[v] - self.acked[v] for v in self.sent if v in self.datagram and v in self.acked]
-        return {"sent": len(self.sent), "acked": len(self.acked), "rejected": self.rejected,
+        order = sorted(self.sent, key=self.sent.get)  # in send order
+        return {"oscMsBySet": [round((self.datagram[v] - self.sent[v]) / 1e6, 3) if v in self.datagram else None
+                               for v in order],
+                "sent": len(self.sent), "acked": len(self.acked), "rejected": self.rejected,
                 "matched": len(osc), "missing": sum(1 for v in self.acked if v not in self.datagram),
                 "unmatchedDatagrams": self.unmatched, "datagrams": self.datagrams, "malformed": self.malformed,
                 "addresses": dict(sorted(self.addresses.items())),
@@ -492,10 +495,10 @@ def ours_seconds(pids: list[int]) -> float:
     return sum(proc_cpu_seconds(p) for p in pids) + t.user + t.system
 
 
-def server_argv(binary: str, port: int, storage: str, folder: Path, osc_port: int) -> list[str]:
+def server_argv(binary: str, port: int, storage: str, folder: Path, osc_port: int, previews: bool = False) -> list[str]:
     data = ":memory:" if storage == "memory" else str(folder / "tandem.db")
     return [binary, "--host", "127.0.0.1", "--port", str(port), "--data", data, "--log-level", "warn",
-            "--osc-send", f"udp://127.0.0.1:{osc_port}"]
+            "--osc-send", f"udp://127.0.0.1:{osc_port}"] + (["--osc-previews"] if previews else [])
 
 
 class Server:
@@ -555,7 +558,8 @@ def one_run(storage: str, load: str, run: int, a: argparse.Namespace, out: Path,
     gen = None
     gen_out = None
     try:
-        server = Server(server_argv(a.tandem_binary, port, storage, folder, receiver.port), port, out / f"{name}.server.log")
+        server = Server(server_argv(a.tandem_binary, port, storage, folder, receiver.port, a.previews), port,
+                        out / f"{name}.server.log")
         if load == "S2h":
             cmd = [a.bench_binary, "--url", f"ws://127.0.0.1:{port}/rooms/{ROOM}", *S2H,
                    "--duration", fmt(a.duration), "--warmup", fmt(a.warmup), "--pid", str(server.pid),
@@ -649,6 +653,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--duration", type=float, help="seconds of probing, and the generator's --duration (default 20; --quick 3)")
     p.add_argument("--warmup", type=float, help="the generator's --warmup (default 3; --quick 1)")
     p.add_argument("--hz", type=float, default=20.0, help="the probe's sets per second (default 20)")
+    p.add_argument("--previews", action="store_true",
+                   help="start the server with --osc-previews: the draggers' previews go out too (S2h: 4 thumbs at 60 Hz)")
     p.add_argument("--quick", action="store_true", help="a smoke: 1 run of 3 s")
     p.add_argument("--tandem-binary", default=str(DEFAULT_TANDEM))
     p.add_argument("--bench-binary", default=str(DEFAULT_BENCH))
@@ -669,7 +675,8 @@ def commands(a: argparse.Namespace, argv: list[str]) -> list[str]:
         "# the runner",
         " ".join(["python3", "bench/osc.py", *map(shlex.quote, argv)]),
         f"# core {SERVER_CORE}, fresh per run; P a free port, U this script's UDP port; sqlite: --data TMP/tandem.db",
-        f"taskset -c {SERVER_CORE} {t} --host 127.0.0.1 --port P --data :memory: --log-level warn --osc-send udp://127.0.0.1:U",
+        f"taskset -c {SERVER_CORE} {t} --host 127.0.0.1 --port P --data :memory: --log-level warn --osc-send udp://127.0.0.1:U"
+        + (" --osc-previews" if a.previews else ""),
         f"# S2h runs, core {GENERATOR_CORE}; the probe (this script, core {GENERATOR_CORE}) sets {CONTROL} at "
         f"{fmt(a.hz)} Hz in the generator's measured window",
         f"taskset -c {GENERATOR_CORE} {b} --url ws://127.0.0.1:P/rooms/{ROOM} {' '.join(S2H)} "
@@ -712,7 +719,7 @@ def main(argv: list[str] | None = None) -> int:
     started = datetime.datetime.now(datetime.timezone.utc)
     result: dict[str, Any] = {"date": started.strftime("%Y-%m-%d %H:%M UTC"), "machine": machine(),
                               "commands": commands(a, argv), "runsPerConfig": a.runs, "hz": a.hz,
-                              "duration": a.duration, "warmup": a.warmup, "control": CONTROL}
+                              "duration": a.duration, "warmup": a.warmup, "control": CONTROL, "previews": a.previews}
     try:
         result["loadAtStart"] = float(Path("/proc/loadavg").read_text().split()[0])
     except (OSError, ValueError, IndexError):
