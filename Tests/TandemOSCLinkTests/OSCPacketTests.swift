@@ -214,4 +214,22 @@ final class OSCPacketTests: XCTestCase {
         let reason = drop(OSCBytes.message(address, "b", OSCBytes.int32(0)))?.reason ?? ""
         XCTAssertTrue(reason.hasPrefix("/" + String(repeating: "x", count: 94) + "…: type tag 'b'"), reason)
     }
+
+    // MARK: another implementation's bytes
+
+    /// A bundle python-osc wrote (a message of f i s T F N h d, then a nested bundle of /demo/dump).
+    func testPythonOSCBundle() throws {
+        let hex = "2362756e646c65000000000000000001000000342f64656d6f2f6761696e00002c66697354464e68640000003f000000"
+            + "00000003416e6e0000000100000000003fd0000000000000000000242362756e646c65000000000000000001000000102f"
+            + "64656d6f2f64756d7000002c000000"
+        var bytes: [UInt8] = []
+        var digits = hex.utf8.makeIterator()
+        while let high = digits.next(), let low = digits.next() {
+            bytes.append(try XCTUnwrap(UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)))
+        }
+        XCTAssertEqual(messages(bytes), [
+            OSCMessage("/demo/gain", [.float(0.5), .int(3), .string("Ann"), .int(1), .int(0), .double(1_099_511_627_776), .double(0.25)]),
+            OSCMessage("/demo/dump"),
+        ])
+    }
 }
