@@ -112,24 +112,28 @@ public enum OSCPacket {
         if let name = unusedTypes[tag] {
             throw unused(tag, name, address: address)
         }
-        guard let arg = data else {
+        guard let data else {
             throw OSCDrop(.malformed, "\(quoted(address)): liblo gave no data for type tag '\(Character(Unicode.Scalar(tag)))'")
         }
+        // Read as many bytes as the tag has, never the whole union: an `i` at
+        // the end of liblo's copy has 4 bytes behind it, not `lo_arg`'s 8.
+        let arg = UnsafeRawPointer(data)
         switch tag {
-        case UInt8(ascii: "f"): return .float(arg.pointee.f)
-        case UInt8(ascii: "i"): return .int(arg.pointee.i)
-        case UInt8(ascii: "d"): return .double(arg.pointee.d)
-        case UInt8(ascii: "h"): return .double(Double(arg.pointee.h))
+        case UInt8(ascii: "f"): return .float(arg.loadUnaligned(as: Float.self))
+        case UInt8(ascii: "i"): return .int(arg.loadUnaligned(as: Int32.self))
+        case UInt8(ascii: "d"): return .double(arg.loadUnaligned(as: Double.self))
+        case UInt8(ascii: "h"): return .double(Double(arg.loadUnaligned(as: Int64.self)))
         case UInt8(ascii: "s"), UInt8(ascii: "S"):
-            let text = UnsafeRawPointer(arg).assumingMemoryBound(to: CChar.self)
+            let text = arg.assumingMemoryBound(to: CChar.self)
             guard let string = String(validatingCString: text) else {
                 throw OSCDrop(.malformed, "\(quoted(address)): a string argument that is not UTF-8")
             }
             return .string(string)
         case UInt8(ascii: "c"):
             // An OSC char is a 32-bit slot; liblo keeps it in `i`.
-            guard let scalar = Unicode.Scalar(UInt32(bitPattern: arg.pointee.i)), scalar.value != 0 else {
-                throw OSCDrop(.malformed, "\(quoted(address)): a char argument (\(arg.pointee.i)) that is not a character")
+            let code = arg.loadUnaligned(as: UInt32.self)
+            guard let scalar = Unicode.Scalar(code), scalar.value != 0 else {
+                throw OSCDrop(.malformed, "\(quoted(address)): a char argument (\(code)) that is not a character")
             }
             return .string(String(Character(scalar)))
         default:
