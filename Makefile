@@ -166,7 +166,7 @@ bench-cluster: deps
 # FUZZ_SECONDS; `test-fuzz` (part of `make test`) runs each for a short smoke.
 # A crash fails the run and leaves the input in test-output/fuzz/; new corpus
 # inputs go to .build/fuzz/corpus/, not into git. See docs/security.md#fuzzing.
-FUZZ_TARGETS       := MessageDecoder SchemaDecoder RoomEngine RelayCodec
+FUZZ_TARGETS       := MessageDecoder SchemaDecoder RoomEngine RelayCodec OSCPacket
 FUZZ_SECONDS       ?= 300
 FUZZ_SMOKE_SECONDS ?= 25
 
