@@ -10,10 +10,12 @@ separate.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import socket
+import struct
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -130,7 +132,7 @@ def osc(start_server):
         server = start_server(*args, *flags)
         port = None
         if listen:
-            port = int(LISTEN_LINE.search(server.wait_for_log(LISTEN_LINE)).group(2))
+            port = int(LISTEN_LINE.search(server.wait_for_log(LISTEN_LINE.search)).group(2))
             assert port > 0
         bridge = OSCServer(server, own, port)
         made.append(bridge)
@@ -147,6 +149,13 @@ def osc(start_server):
             sender.close()
     for receiver in receivers:
         receiver.close()
+
+
+def same(got, expected) -> bool:
+    """An OSC argument is the expected one: a string exactly, a number within a float's precision."""
+    if isinstance(expected, str):
+        return got == expected
+    return isinstance(got, (int, float)) and not isinstance(got, bool) and abs(got - expected) < FLOAT32
 
 
 def addresses(messages: list[Received]) -> list[str]:
@@ -252,7 +261,7 @@ def test_a_preview_carries_the_dragged_thumbs_messages_only(osc, connect, contro
     ann.drag(control, "begin", thumb=thumb)
     ann.drag(control, "move", thumb=thumb, dx=dx)
     for address, (types, value) in preview.items():
-        bridge.receiver.wait_for(lambda m: m.address == address and m.types == types and m.args[0] == pytest.approx(value, abs=FLOAT32),
+        bridge.receiver.wait_for(lambda m: m.address == address and m.types == types and same(m.args[0], value),
                                  what=f"{address} ,{types} {value}")
     got = bridge.receiver.quiet(0.3)
     assert set(addresses(got)) == set(preview), got
@@ -281,7 +290,7 @@ def assert_demo_dump(messages: list[Received], revision: int, states: list[tuple
     expected = [*states, ("/demo/dump/end", "i", revision)]
     assert [(m.address, m.types) for m in messages] == [(a, t) for a, t, _ in expected], messages
     for message, (_, _, value) in zip(messages, expected):
-        assert message.arg == pytest.approx(value, abs=FLOAT32) if not isinstance(value, str) else message.arg == value, message
+        assert same(message.arg, value), message
 
 
 def test_at_start_every_control_and_the_dump_end_with_the_revision_go_out(osc):
@@ -422,7 +431,7 @@ def test_osc_sets_and_steps_apply_like_a_websocket_clients(osc, connect, message
     got = bridge.receiver.quiet(0.3)
     assert [(m.address, m.types) for m in got] == [(a, t) for a, t, _ in out], got
     for message, (_, _, value) in zip(got, out):
-        assert message.arg == value if isinstance(value, str) else abs(message.arg - value) < FLOAT32, message
+        assert same(message.arg, value), message
 
 
 def test_a_bundle_is_unpacked_and_applied_at_once(osc, connect):
@@ -468,9 +477,9 @@ def test_the_osc_member_leaves_after_30_s_without_a_write(osc, connect):
     sender.send("/demo/gain", 0.25)
     ann.expect(joined("osc"))
     wrote = time.monotonic()
-    ann.expect(lambda f: "osc" in (f.get("left") or []), timeout=40)
+    ann.expect(lambda f: "osc" in (f.get("left") or []), timeout=45)
     idle = time.monotonic() - wrote
-    assert 28 <= idle <= 36, f"left after {idle:.1f} s"
+    assert 29 <= idle <= 40, f"left after {idle:.1f} s, not about 30 s"
     sender.send("/demo/gain", 0.75)  # the next write brings it back
     ann.expect(joined("osc"), since=ann.mark())
 
@@ -545,13 +554,18 @@ def test_a_flood_is_rate_limited_its_log_lines_too_and_the_server_keeps_serving(
     ann = connect(bridge.server, name="Ann")
     sender = bridge.sender()
     started = time.monotonic()
+    # 3000 sets in about half a second, ten times the limit: in runs of 50 that the
+    # server's receive buffer holds, so that the kernel drops none of them.
     for i in range(3000):
         sender.send("/demo/gain", (i % 100) / 100)
-    limited = bridge.wait_metric(dropped("rate_limited"), lambda v: v > 0)
+        if i % 50 == 49:
+            time.sleep(0.005)
+    bridge.wait_metric(dropped("rate_limited"), lambda v: v > 0)
     # Settled: everything that reached the server has been handled.
-    received = -1
-    while received != (received := bridge.metric("tandem_osc_received_total")):
+    received, previous = bridge.metric("tandem_osc_received_total"), -1.0
+    while received != previous:
         time.sleep(0.3)
+        received, previous = bridge.metric("tandem_osc_received_total"), received
     elapsed = time.monotonic() - started
     applied = bridge.metric("tandem_osc_applied_total")
     limited = bridge.metric(dropped("rate_limited"))
@@ -575,14 +589,17 @@ def test_a_flood_is_rate_limited_its_log_lines_too_and_the_server_keeps_serving(
 
 
 def local_address() -> str | None:
-    """This machine's first non-loopback IPv4 address (no packet is sent), or None."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        try:
-            probe.connect(("192.0.2.255", 9))
-            address = probe.getsockname()[0]
-        except OSError:
-            return None
-    return None if address.startswith("127.") or address == "0.0.0.0" else address
+    """This machine's first non-loopback IPv4 address (SIOCGIFADDR on each interface), or None."""
+    for _, name in socket.if_nameindex():
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            try:
+                packed = fcntl.ioctl(probe.fileno(), 0x8915, struct.pack("256s", name.encode()[:15]))  # SIOCGIFADDR
+            except OSError:
+                continue  # no IPv4 address
+        address = socket.inet_ntoa(packed[20:24])
+        if not address.startswith("127.") and address != "0.0.0.0":
+            return address
+    return None
 
 
 @pytest.mark.parametrize("allow, allowed", [("198.51.100.0/24", False), ("HOST/32", True)], ids=["outside", "inside"])
@@ -595,7 +612,7 @@ def test_osc_allow_decides_for_senders_outside_loopback(start_server, connect, a
     elif address.startswith("198.51.100."):
         allow = "203.0.113.0/24"
     server = start_server("--osc-listen", "udp://0.0.0.0:0", "--osc-allow", allow)
-    port = int(LISTEN_LINE.search(server.wait_for_log(LISTEN_LINE)).group(2))
+    port = int(LISTEN_LINE.search(server.wait_for_log(LISTEN_LINE.search)).group(2))
     bridge = OSCServer(server, [], port)
     ann = connect(server, name="Ann")
     outside = bridge.sender(source=address, host=address)
@@ -684,7 +701,7 @@ def test_listening_beyond_loopback_without_osc_allow_exits_2_naming_the_flag(tan
 
 def test_listening_beyond_loopback_with_osc_allow_starts(start_server):
     server = start_server("--osc-listen=udp://0.0.0.0:0", "--osc-allow=10.0.0.0/8")
-    line = server.wait_for_log(LISTEN_LINE)
+    line = server.wait_for_log(LISTEN_LINE.search)
     assert line.startswith("info ") and int(LISTEN_LINE.search(line).group(2)) > 0
 
 
