@@ -305,11 +305,12 @@ def test_a_dump_request_sends_the_room_again_with_its_revision(osc, connect):
     sender = bridge.sender()
     sender.send("/demo/dump")
     assert_demo_dump(dump_of(bridge.receiver), revision=0)
+    bridge.receiver.mark()
     # After a change, with an argument (a bang or a 1 works too): the new state and revision.
     ann = connect(bridge.server, name="Ann")
     ann.set("gain", 0.25)
     ann.expect(has_change("gain", state=value_is(0.25)))
-    bridge.receiver.wait_address("/demo/gain")
+    bridge.receiver.wait_for(lambda m: m.address == "/demo/gain" and m.arg == 0.25, what="the commit")
     index = bridge.receiver.mark()
     sender.send("/demo/dump", 1)
     states = [(a, t, 0.25 if a == "/demo/gain" else v) for a, t, v in DEMO_DUMP]
