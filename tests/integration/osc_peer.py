@@ -57,10 +57,10 @@ def type_tags(dgram: bytes) -> str:
 
 
 class OSCReceiver:
-    """A UDP receiver on 127.0.0.1:free port; `url` is its `--osc-send` value."""
+    """A UDP receiver on 127.0.0.1:free port (or `host`, e.g. "::1"); `url` is its `--osc-send` value."""
 
     def __init__(self, host: str = "127.0.0.1"):
-        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_DGRAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
         self.kernel_times = True
         try:
@@ -70,7 +70,7 @@ class OSCReceiver:
         self.sock.bind((host, 0))
         self.sock.settimeout(0.1)
         self.host, self.port = self.sock.getsockname()[:2]
-        self.url = f"udp://{self.host}:{self.port}"
+        self.url = f"udp://[{self.host}]:{self.port}" if ":" in self.host else f"udp://{self.host}:{self.port}"
         self.received: list[Received] = []
         self.unparsed: list[bytes] = []  # datagrams python-osc could not parse (should stay empty)
         self.bundles = 0  # datagrams that were bundles (the server sends none)

@@ -230,6 +230,47 @@ def test_previews_are_conflated_to_60_a_second_per_thumb_and_the_commit_follows(
     assert abs(previews[-1].arg - 0.9) < FLOAT32, f"the last preview {previews[-1].arg} is not the last move's 0.9"
 
 
+def test_a_pending_preview_is_dropped_when_the_commit_goes_out(osc, connect):
+    bridge = osc(previews=True)
+    ann = connect(bridge.server, name="Ann")
+    ann.drag("gain", "begin")
+    for i in range(1, 41):  # 250 Hz, then the end at once: the last move's preview is still pending
+        time.sleep(0.004)
+        ann.drag("gain", "move", dx=round(0.4 * i / 40, 4))
+    ann.drag("gain", "end", dx=0.45)
+    ann.expect(has_change("gain", by=ann.id, state=value_is(0.95)))
+    bridge.receiver.wait_for(lambda m: m.address == "/demo/gain" and same(m.arg, 0.95), what="the commit")
+    got = bridge.receiver.quiet(0.4)
+    assert same(got[-1].arg, 0.95), f"a preview went out after the commit: {got[-3:]}"
+    assert [m for m in got if same(m.arg, 0.95)] == [got[-1]], got
+
+
+def test_previews_are_conflated_per_thumb(osc, connect):
+    bridge = osc(previews=True)
+    ann, bob = connect(bridge.server, name="Ann"), connect(bridge.server, name="Bob")
+    ann.expect_ack(ann.drag("color", "begin", thumb="red"))
+    bob.expect_ack(bob.drag("color", "begin", thumb="green"))
+    moves = 150
+    started = time.monotonic()
+    for i in range(1, moves + 1):  # both at 250 Hz, interleaved
+        pause = started + i * 0.004 - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+        ann.drag("color", "move", thumb="red", dx=round(0.6 * i / moves, 4))
+        bob.drag("color", "move", thumb="green", dx=round(0.2 * i / moves, 4))
+    time.sleep(0.15)
+    got = bridge.receiver.since()
+    assert set(addresses(got)) == {"/demo/color/red", "/demo/color/green", "/demo/color/hex"}, set(addresses(got))
+    for address, last in (("/demo/color/red", 0.8), ("/demo/color/green", 0.6)):  # on the 1/255 grid
+        mine = [m for m in got if m.address == address]
+        assert 8 <= len(mine) <= moves / 2, f"{len(mine)} previews of {address} for {moves} moves"
+        gaps = [b.time - a.time for a, b in zip(mine, mine[1:])]
+        assert min(gaps) >= 0.012, f"two previews of {address} {min(gaps) * 1000:.1f} ms apart"
+        assert same(mine[-1].arg, last), (address, mine[-1])
+    ann.drag("color", "cancel", thumb="red")
+    bob.drag("color", "cancel", thumb="green")
+
+
 def test_a_cancelled_drag_sends_the_committed_value_back_and_no_commit(osc, connect):
     bridge = osc(previews=True)
     ann = connect(bridge.server, name="Ann")
@@ -528,6 +569,9 @@ DROPS = [
     ("bad-value-index", lambda s: s.send("/demo/size/index", 9), "bad_value"),
     ("bad-value-nan", lambda s: s.send("/demo/gain", float("nan")), "bad_value"),
     ("read-only", lambda s: s.send("/demo/bpm/step", 1), "read_only"),
+    ("bad-value-name", lambda s: s.send("/demo/name", "   "), "bad_value"),
+    ("wrong-type-name", lambda s: s.send("/demo/name", 5), "wrong_type"),
+    ("unknown-room-dump", lambda s: s.send("/nowhere/dump"), "unknown_room"),
 ]
 
 
@@ -644,7 +688,8 @@ def test_every_osc_send_target_gets_every_commit(start_server, connect):
     first, second = OSCReceiver(), OSCReceiver()
     try:
         # Both spellings of the flag and of the scheme.
-        server = start_server("--osc-send", first.url, f"--osc-send=osc.udp://127.0.0.1:{second.port}")
+        server = start_server("--osc-send", first.url, f"--osc-send=osc.udp://127.0.0.1:{second.port}",
+                              "--osc-listen", "udp://127.0.0.1:0")
         for receiver in (first, second):
             dump_of(receiver, start=0)
             receiver.mark()
@@ -659,9 +704,42 @@ def test_every_osc_send_target_gets_every_commit(start_server, connect):
             assert out.types == "f" and out.arg == 0.25
             assert addresses(receiver.quiet(0.3)) == ["/demo/gain"]
         assert server.metrics()[sent("commit")] == commits + 2, "one message per target"
+        # A dump asked for goes to every target too.
+        port = int(LISTEN_LINE.search(server.wait_for_log(LISTEN_LINE.search)).group(2))
+        asker = OSCSender(port)
+        try:
+            starts = [receiver.mark() for receiver in (first, second)]
+            asker.send("/demo/dump")
+            states = [(a, t, 0.25 if a == "/demo/gain" else v) for a, t, v in DEMO_DUMP]
+            for receiver, start in zip((first, second), starts):
+                assert_demo_dump(dump_of(receiver, start=start), revision=1, states=states)
+        finally:
+            asker.close()
     finally:
         first.close()
         second.close()
+
+
+def test_an_ipv6_target_gets_the_dump_and_the_commits(start_server, connect):
+    try:
+        receiver = OSCReceiver("::1")
+    except OSError:
+        pytest.skip("no IPv6 loopback")
+    try:
+        server = start_server("--osc-send", receiver.url)
+        server.wait_for_log(rf"osc sending to udp://\[::1\]:{receiver.port}")
+        try:
+            dump = dump_of(receiver, start=0)
+        except AssertionError:
+            errors = server.metrics().get("tandem_osc_send_errors_total")
+            raise AssertionError(f"no dump reached [::1]:{receiver.port}; tandem_osc_send_errors_total = {errors}") from None
+        assert_demo_dump(dump, revision=0)
+        receiver.mark()
+        ann = connect(server, name="Ann")
+        ann.set("gain", 0.25)
+        assert receiver.wait_address("/demo/gain").arg == 0.25
+    finally:
+        receiver.close()
 
 
 def run(binary, *args):
