@@ -271,6 +271,31 @@ def test_previews_are_conflated_per_thumb(osc, connect):
     bob.drag("color", "cancel", thumb="green")
 
 
+def test_a_batch_sends_one_set_of_messages_per_control_it_changed(osc, connect, tmp_path):
+    bridge = osc("--data", str(tmp_path / "tandem.db"))
+    ann = connect(bridge.server, name="Ann")
+
+    def preset(action: str) -> int:
+        ann.seq += 1
+        ann.send_json({"type": "preset", "seq": ann.seq, "action": action, "name": "Start"})
+        return ann.seq
+
+    ann.expect_ack(preset("save"))
+    ann.expect_ack(ann.set("gain", 0.8))
+    ann.expect_ack(ann.step("size", 2))
+    bridge.receiver.wait_address("/demo/size/index")
+    bridge.receiver.quiet(0.2)
+    commits = bridge.metric(sent("commit"))
+    bridge.receiver.mark()
+    ann.expect_ack(preset("recall"))  # one commit: gain and size back, the rest unchanged
+    bridge.receiver.wait_address("/demo/size/index")
+    bridge.receiver.wait_address("/demo/gain")
+    got = bridge.receiver.quiet(0.4)
+    assert sorted((m.address, m.types, m.arg) for m in got) == sorted(
+        [("/demo/size", "f", 60.0), ("/demo/size/index", "i", 2), ("/demo/gain", "f", 0.5)]), got
+    assert bridge.metric(sent("commit")) == commits + 3
+
+
 def test_a_cancelled_drag_sends_the_committed_value_back_and_no_commit(osc, connect):
     bridge = osc(previews=True)
     ann = connect(bridge.server, name="Ann")
