@@ -47,7 +47,7 @@ let package = Package(
         // Tokens and roles: HS256 JWTs verified and minted (docs/security.md, "Tokens and roles").
         .target(name: "TandemAuth", dependencies: ["TandemCore", "TandemWire", "COpenSSL"]),
         // The server: lws event loop, connections, fan-out, HTTP, metrics.
-        .target(name: "TandemServer", dependencies: ["TandemCore", "TandemWire", "TandemStorage", "TandemAuth", "TandemRedis", "TandemRelay", "CLibWebSockets", "CTandemShim"]),
+        .target(name: "TandemServer", dependencies: ["TandemCore", "TandemWire", "TandemStorage", "TandemAuth", "TandemRedis", "TandemRelay", "TandemOSC", "TandemOSCLink", "CLibWebSockets", "CTandemShim"]),
         // SQLite from Debian (libsqlite3-dev), found by pkg-config.
         .systemLibrary(
             name: "CSQLite",
@@ -56,7 +56,7 @@ let package = Package(
         ),
         // Durable rooms, committed states and the commit log in one SQLite file.
         .target(name: "TandemStorage", dependencies: ["TandemCore", "TandemWire", "CSQLite"]),
-        .executableTarget(name: "tandem", dependencies: ["TandemServer", "TandemStorage", "TandemAuth", "TandemCore"]),
+        .executableTarget(name: "tandem", dependencies: ["TandemServer", "TandemStorage", "TandemAuth", "TandemCore", "TandemOSCLink"]),
         // The load generator's pure parts: latency histogram, open-loop schedule,
         // state checks and the report. Standard library and Glibc only.
         .target(name: "TandemBench", dependencies: ["TandemCore", "TandemWire"]),
@@ -105,4 +105,17 @@ package.targets += [
 package.targets += [
     .target(name: "TandemOSC", dependencies: ["TandemCore"]),
     .testTarget(name: "TandemOSCTests", dependencies: ["TandemOSC", "TandemCore"]),
+]
+
+// Issue 15: OSC packets and UDP for the bridge, through liblo (liblo-dev): the codec, a sender, a receiver.
+package.targets += [
+    // liblo from Debian (liblo-dev), found by pkg-config.
+    .systemLibrary(
+        name: "CLiblo",
+        pkgConfig: "liblo",
+        providers: [.apt(["liblo-dev"])]
+    ),
+    // Packets encoded and decoded by liblo, a sender per target, a receiving socket, address ranges.
+    .target(name: "TandemOSCLink", dependencies: ["TandemOSC", "CLiblo"]),
+    .testTarget(name: "TandemOSCLinkTests", dependencies: ["TandemOSCLink", "TandemOSC"]),
 ]

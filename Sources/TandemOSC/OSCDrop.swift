@@ -20,7 +20,17 @@ public struct OSCDrop: Error, Sendable, Hashable {
         case readOnly = "read_only"
         /// A button sent 0: a release, which presses nothing.
         case release = "release"
+        /// Not an OSC packet: liblo could not read it (the bridge's, not `OSCIn`'s).
+        case malformed = "malformed"
+        /// An address whose first part is no room on this server (the bridge's).
+        case unknownRoom = "unknown_room"
+        /// A sender outside loopback and `--osc-allow` (the bridge's).
+        case notAllowed = "not_allowed"
     }
+
+    /// The labels `OSCIn.request` gives; the others are the bridge's (the packet, its sender, the room).
+    public static let requestLabels: [Label] = [.unknownAddress, .unknownControl, .unknownThumb, .wrongCount,
+                                                .wrongType, .badValue, .readOnly, .release]
 
     public var kind: Label
     /// What went wrong, for the log.

@@ -6,8 +6,9 @@ import TandemCore
 /// control ids can hold nothing else, so no address is percent-encoded, and an
 /// OSC pattern (`*`, `?`, `[…]`, `{…}`) or any other character is refused as an unknown address.
 public enum OSCIn {
-    /// What a message asks for: an operation on the room, a dump of its
-    /// state (`/ROOM/dump`), or the sender's name for its later writes (`/ROOM/name "Ann"`).
+    /// What a message asks for: an operation on the room (`undo` and `redo`
+    /// from `/ROOM/undo` and `/ROOM/redo` included), a dump of its state
+    /// (`/ROOM/dump`), or the sender's name for its later writes (`/ROOM/name "Ann"`).
     public enum Request: Sendable, Hashable {
         case operation(Operation)
         case dump
@@ -56,6 +57,9 @@ public enum OSCIn {
         // The room's own addresses; a control of the same id keeps the forms these do not use.
         if parts.count == 2, parts[1] == "dump", schema.index(of: "dump") == nil || args.isEmpty {
             return .dump
+        }
+        if parts.count == 2, parts[1] == "undo" || parts[1] == "redo", schema.index(of: parts[1]) == nil {
+            return .operation(parts[1] == "undo" ? .undo : .redo) // arguments ignored, like a dump's
         }
         if parts.count == 2, parts[1] == "name", schema.index(of: "name") == nil || args.first?.number == nil {
             try count(args, 1, address)

@@ -45,6 +45,24 @@ public enum OSCOut {
         }
     }
 
+    /// The messages of the one thumb a live preview moves, from `messages`: a range
+    /// thumb's own (`…/lower` or `…/upper`), a colour channel's and the `hex` it
+    /// changes, and every message of a control with one thumb (a snap's value and
+    /// index, an xy pad's two axes).
+    public static func messages(room: String, control: Control, thumb: Thumb, state: ControlState,
+                                numbers: OSCNumberWidth = .float) -> [OSCMessage] {
+        let all = messages(room: room, control: control, state: state, numbers: numbers)
+        let base = "/\(room)/\(control.id)/"
+        switch thumb {
+        case .lower, .upper:
+            return all.filter { $0.address == base + thumb.rawValue }
+        case .red, .green, .blue:
+            return all.filter { $0.address == base + thumb.rawValue || $0.address == base + "hex" }
+        default:
+            return all
+        }
+    }
+
     /// The full dump of a room: every control's messages in schema order
     /// (`states[i]` is the state of `schema.controls[i]`), then `/ROOM/dump/end revision`.
     public static func dump(room: String, schema: RoomSchema, states: [ControlState], revision: Int,

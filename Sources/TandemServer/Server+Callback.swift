@@ -62,6 +62,9 @@ extension Server {
         case LWS_CALLBACK_WSI_DESTROY:
             connectionDestroyed(wsi)
             return 0
+        case LWS_CALLBACK_RAW_RX_FILE:
+            oscReadable() // the OSC socket (Server+OSC.swift), the only raw descriptor adopted
+            return 0
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             if tandem_signal_received() != 0 { beginShutdown() }
             return 0

@@ -80,6 +80,7 @@ extension Server {
         replica.awaitingSync.removeAll()
         replica.snapshotWanted = true
         cluster.markDirty(replica)
+        oscTookOwnership(authority)
     }
 
     /// Gives up a lease this node took but cannot use.
@@ -226,7 +227,9 @@ extension Server {
                 replica.acks.append(MemberAck(client: client, seq: seq))
             case let .reject(reject):
                 replica.rejects.append(reject)
-            case .gesture, .joined, .left:
+            case let .gesture(entry):
+                oscPreview(entry, in: host, at: Clock.now()) // the owner's alone: each preview goes out once
+            case .joined, .left:
                 break
             }
         }
@@ -304,7 +307,10 @@ extension Server {
                               args: args) { [weak self] reply in
             guard let self else { return }
             if let (written, holder) = ClusterScripts.answer(reply) {
-                if written { return }
+                if written {
+                    if !commits.isEmpty { self.oscCommitted(commits, room: id) }
+                    return
+                }
                 self.stepDown(replica, epoch: epoch, reason: "the lease is held by '\(holder.isEmpty ? "nobody" : holder)': writes refused", cluster: cluster)
             } else {
                 self.log.error("room \(id): writing \(commits.count) commit(s) failed: \(reply)")

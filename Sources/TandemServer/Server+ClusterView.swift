@@ -124,6 +124,7 @@ extension Server {
             delta.rejects.removeAll { host.members[$0.to]?.refusedLocally.contains($0.seq) ?? false }
             host.room.absorb(delta, isLocal: { host.members[$0] != nil })
             react(to: delta, host: host, at: now)
+            oscReact(to: delta, room: replica.id)
         case let .snapshot(epoch, sequence, owner, snapshot):
             let newOwner = epoch != replica.viewEpoch
             host.room.absorb(snapshot, isLocal: { host.members[$0] != nil })
@@ -132,7 +133,10 @@ extension Server {
             replica.viewOwner = owner
             replica.synced = true
             replica.snapshotAsked = nil
-            if newOwner { log.info("room \(replica.id): owner \(owner) (epoch \(epoch)), revision \(snapshot.revision)") }
+            if newOwner {
+                log.info("room \(replica.id): owner \(owner) (epoch \(epoch)), revision \(snapshot.revision)")
+                oscOwnerChanged(room: replica.id)
+            }
             let waiting = replica.awaitingSync
             replica.awaitingSync.removeAll()
             // Those waiting register now; after an owner change everyone
@@ -343,6 +347,7 @@ extension Server {
         }
         rooms[id] = Self.makeView(loaded, config: config)
         if !roomOrder.contains(id) { roomOrder.append(id) }
+        oscRoomChanged(id)
         log.info("room \(id) served (from redis)")
     }
 
@@ -355,6 +360,7 @@ extension Server {
         }
         guard reason == "deleted", let host = rooms[id] else { return }
         rooms[id] = nil
+        oscRoomChanged(id)
         roomOrder.removeAll { $0 == id }
         for connection in host.members.values { close(connection, code: 4404, reason: "room deleted") }
         log.info("room \(id) deleted: closing \(host.members.count) connection(s) with 4404")

@@ -166,6 +166,7 @@ extension Server {
                 text += metrics.cluster.exposition(redisUp: cluster.up, owned: cluster.replicas.values.filter(\.owned).count,
                                                    following: cluster.replicas.values.filter(\.subscribed).count)
             }
+            if let osc { text += osc.metrics.exposition() }
             return .text(200, text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         case (_, "api"):
             if let refusal = authorizeAPI(exchange, Array(parts.dropFirst())) { return refusal }

@@ -56,6 +56,7 @@ extension Server {
             roomOrder.append(schema.id)
             log.info("room \(schema.id) created")
         }
+        oscRoomChanged(schema.id)
         return .json(old == nil ? 201 : 200, OutboundEncoder.welcome(room.snapshot))
     }
 
@@ -85,6 +86,7 @@ extension Server {
             close(connection, code: 4404, reason: "room deleted")
         }
         log.info("room \(id) deleted: closing \(host.members.count) connection(s) with 4404")
+        oscRoomChanged(id)
         return .body(status: 204, contentType: "application/json", bytes: [])
     }
 

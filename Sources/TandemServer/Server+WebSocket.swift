@@ -303,9 +303,11 @@ extension Server {
                     withheld.insert(host.room.id)
                 }
                 log.debug("commit \(commit.control) rev=\(commit.revision) by=\(commit.by)")
-            case .gesture:
+                oscCommit(commit, in: host)
+            case let .gesture(entry):
                 everyone = true
                 offered += 1
+                oscPreview(entry, in: host, at: arrival)
             case .joined, .left:
                 everyone = true
             case let .reject(reject):

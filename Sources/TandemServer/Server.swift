@@ -61,7 +61,7 @@ public final class Server {
     private var nextClient = 1
     private(set) var context: OpaquePointer?
     private var protocols: UnsafeMutablePointer<lws_protocols>
-    private let protocolName: UnsafeMutablePointer<CChar>
+    let protocolName: UnsafeMutablePointer<CChar>
     private var hostName: UnsafeMutablePointer<CChar>?
     /// The certificate, key and TLS settings lws keeps (Server+TLS.swift), when TLS is on.
     var tlsOptions: TLSOptions?
@@ -90,6 +90,8 @@ public final class Server {
     private let batchProblem: String?
     /// When shutdown began.
     private(set) var stopping: Moment?
+    /// The OSC bridge (`--osc-send`, `--osc-listen`; Server+OSC.swift), if any.
+    var osc: OSCBridge?
     /// The port actually listened on (the configured one, or the one picked for port 0).
     public private(set) var port = 0
 
@@ -237,6 +239,7 @@ public final class Server {
         flushTimer.pointee.context = context
         flushTimer.pointee.fire = { Server.owning($0)?.flushTimerFired() }
         tandem_signals_install(context)
+        try startOSC(vhost: vhost)
     }
 
     /// lws keeps waiting for an address that is not on this machine (for interfaces
@@ -311,12 +314,14 @@ public final class Server {
             log.warn("--history-keep is not applied in cluster mode: Redis' commit log is kept whole (docs/scale-out.md, \"The timeline and history\")")
         }
         log.info("limits: \(limitsLine)")
+        announceOSC()
         lastPrune = Clock.now()
         pruneHistory()
         guard let context else { return }
         while (uvLoop.map { tandem_uv_run_once($0) } ?? lws_service(context, 0)) >= 0 {
             clusterFlush()
             writeCommits()
+            flushOSC()
             flushDueRooms()
             if let stopping {
                 if connections.isEmpty || Clock.now().seconds(since: stopping) > 4 { break }
@@ -325,6 +330,8 @@ public final class Server {
         tandem_timer_cancel(timer)
         tandem_timer_cancel(flushTimer)
         writeCommits()
+        flushOSC()
+        if let osc { tandem_timer_cancel(osc.timer) }
         stopCluster()
         lws_context_destroy(context)
         self.context = nil
@@ -402,6 +409,7 @@ public final class Server {
         timerDue = now.adding(seconds: Double(Self.tick) / 1e6)
         tandem_timer_schedule(timer, Self.tick)
         clusterTick(at: now)
+        oscHousekeeping(at: now)
         for host in rooms.values where host.room.mode == .standalone && (host.room.nextLapse.map({ $0 <= now }) ?? false) {
             dispatch(host.room.expire(at: now), in: host, arrival: now)
         }

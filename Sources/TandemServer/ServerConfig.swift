@@ -48,6 +48,8 @@ public struct ServerConfig: Sendable, Hashable {
     public var tls: TLSSettings?
     /// Cluster mode (Settings/ClusterSettings.swift): `nil` serves alone, with SQLite.
     public var cluster: ClusterSettings?
+    /// The OSC bridge (Settings/OSCSettings.swift); empty by default: none.
+    public var osc = OSCSettings()
 
     public init() {}
 

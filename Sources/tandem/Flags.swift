@@ -33,7 +33,7 @@ enum Flags {
       --echo-path PATH     serve a WebSocket echo endpoint at PATH (for the Autobahn|Testsuite,
                            `make autobahn`); off by default
 
-    """ + "\naccess:\n" + accessUsage + "\nlimits:\n" + limitUsage + "\nTLS:\n" + tlsUsage + "\ncluster:\n" + clusterUsage
+    """ + "\naccess:\n" + accessUsage + "\nlimits:\n" + limitUsage + "\nTLS:\n" + tlsUsage + "\ncluster:\n" + clusterUsage + "\nOSC:\n" + oscUsage
         + "\n  --help               this text\n\n"
 
     /// A flag that could not be used, with why.
@@ -121,11 +121,13 @@ enum Flags {
                 if try parseLimit(name, value, into: &config) { continue }
                 if try parseTLS(name, value, into: &config) { continue }
                 if try parseCluster(name, value, into: &config) { continue }
+                if try parseOSC(name, value, into: &config) { continue }
                 throw Problem(message: "unknown flag --\(name)")
             }
         }
         try checkTLS(config)
         try checkCluster(&config)
+        try checkOSC(config)
         return config
     }
 
@@ -138,13 +140,14 @@ enum Flags {
     }
 
     /// Flags that take no value.
-    static let switches: Set<String> = accessSwitches.union(limitSwitches).union(tlsSwitches)
+    static let switches: Set<String> = accessSwitches.union(limitSwitches).union(tlsSwitches).union(oscSwitches)
 
     /// Sets the switch `name` (one of `switches`).
     private static func parseSwitch(_ name: String, into config: inout ServerConfig) throws(Problem) {
         if try parseAccessSwitch(name, into: &config) { return }
         if try parseLimitSwitch(name, into: &config) { return }
         if try parseTLSSwitch(name, into: &config) { return }
+        if parseOSCSwitch(name, into: &config) { return }
         throw Problem(message: "unknown flag --\(name)")
     }
 

@@ -113,8 +113,11 @@ struct OSCInTests {
         #expect(state("go") == .button(presses: 1))
     }
 
-    @Test("dump and name")
+    @Test("dump, name, undo and redo")
     func roomAddresses() {
+        #expect(Self.request(.at("/every-kind/undo")) == .success(.operation(.undo)))
+        #expect(Self.request(.at("/every-kind/redo", .int(1))) == .success(.operation(.redo)))
+        #expect(Self.drop(.at("/every-kind/undo/step", .int(1)))?.kind == .unknownControl)
         #expect(Self.request(.at("/every-kind/dump")) == .success(.dump))
         #expect(Self.request(.at("/every-kind/dump", .int(1))) == .success(.dump)) // a bang with a 1
         #expect(Self.request(.at("/every-kind/name", .string("Ann's patch"))) == .success(.name("Ann's patch")))
@@ -216,8 +219,9 @@ struct OSCInTests {
     @Test("every label is used by the table above and is a metrics-safe name")
     func labels() {
         #expect(OSCDrop.Label.allCases.map(\.rawValue) == ["unknown_address", "unknown_control", "unknown_thumb", "wrong_count",
-                                                           "wrong_type", "bad_value", "read_only", "release"])
-        #expect(Set(Self.dropTable.map(\.1)) == Set(OSCDrop.Label.allCases))
+                                                           "wrong_type", "bad_value", "read_only", "release",
+                                                           "malformed", "unknown_room", "not_allowed"])
+        #expect(Set(Self.dropTable.map(\.1)) == Set(OSCDrop.requestLabels))
         #expect(OSCDrop.Label.allCases.allSatisfy { $0.rawValue.allSatisfy { $0 == "_" || ("a"..."z").contains($0) } })
     }
 

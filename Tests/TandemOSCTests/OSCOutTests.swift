@@ -21,6 +21,20 @@ struct OSCOutTests {
         #expect(out("bpm") == [.at("/demo/bpm", .float(67))])
     }
 
+    @Test("a preview sends the messages of the thumb it moves")
+    func previewThumbs() {
+        let demo = RoomSchema.demo
+        func out(_ id: String, _ thumb: Thumb) -> [String] {
+            let control = Fixtures.control(id, in: demo)
+            return OSCOut.messages(room: "demo", control: control, thumb: thumb, state: control.initial).map(\.address)
+        }
+        #expect(out("gain", .value) == ["/demo/gain"])
+        #expect(out("blanks", .lower) == ["/demo/blanks/lower"])
+        #expect(out("blanks", .upper) == ["/demo/blanks/upper"])
+        #expect(out("color", .green) == ["/demo/color/hex", "/demo/color/green"])
+        #expect(out("size", .value) == ["/demo/size", "/demo/size/index"])
+    }
+
     @Test("the kinds the demo room lacks")
     func otherKinds() {
         func out(_ id: String, _ state: ControlState, _ numbers: OSCNumberWidth = .float) -> [OSCMessage] {

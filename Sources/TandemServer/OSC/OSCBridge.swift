@@ -1,0 +1,131 @@
+import CTandemShim
+import TandemCore
+import TandemOSC
+import TandemOSCLink
+
+/// The OSC bridge's state (docs/osc.md): its sockets, its writers in each
+/// room, the commits and previews on their way out, and its counters. The
+/// server drives it (Server+OSC.swift); nothing here touches a room.
+final class OSCBridge {
+    let settings: OSCSettings
+    /// One per `--osc-send` target.
+    let senders: [OSCSender]
+    /// The `--osc-listen` socket, if any.
+    let receiver: OSCReceiver?
+    /// Commits of this turn, as messages, until storage (or Redis) has them.
+    var unsent: [(room: String, control: Int, messages: [OSCMessage])] = []
+    var previews: PreviewConflator
+    /// The name each sender writes under in each room (`/ROOM/name`); a sender is its address and port.
+    private var names: [NameKey: String] = [:]
+    /// The OSC writers present in each room, by name.
+    var writers: [String: [String: Writer]] = [:]
+    private var writersMade = 0
+    var metrics = OSCMetrics()
+    /// Wakes the loop when a held-back preview is due.
+    let timer: UnsafeMutablePointer<tandem_timer>
+    var timerDue: Moment?
+
+    /// Sender names remembered at most: the oldest half is forgotten past this.
+    static let nameLimit = 4096
+
+    /// Everyone who writes over OSC under one name in one room: one member of the room.
+    struct Writer {
+        var client: ClientID
+        var name: String
+        /// The `seq` of its latest message (the room checks that it grows).
+        var seq = 0
+        var lastWrite: Moment
+        /// In a cluster: registered with the room's owner.
+        var registered = false
+    }
+
+    private struct NameKey: Hashable {
+        var room: String
+        var sender: SocketAddress
+    }
+
+    init(settings: OSCSettings) throws(ServerError) {
+        self.settings = settings
+        var senders: [OSCSender] = []
+        for target in settings.targets {
+            guard let sender = OSCSender(target) else {
+                throw ServerError(description: "--osc-send \(target): liblo cannot send there (is the host name known?)")
+            }
+            senders.append(sender)
+        }
+        self.senders = senders
+        if let listen = settings.listen {
+            do {
+                receiver = try OSCReceiver(address: listen.address.description, port: listen.port)
+            } catch {
+                throw ServerError(description: "--osc-listen \(listen): \(error.description)")
+            }
+        } else {
+            receiver = nil
+        }
+        previews = PreviewConflator(interval: settings.previewInterval)
+        timer = .allocate(capacity: 1)
+        timer.initialize(to: tandem_timer())
+    }
+
+    deinit {
+        tandem_timer_cancel(timer)
+        timer.deallocate()
+        receiver?.close()
+    }
+
+    /// Whether anything goes out.
+    var sends: Bool { !senders.isEmpty }
+
+    /// The listening address with the port actually bound (after port 0).
+    var listening: String? {
+        guard let listen = settings.listen, let receiver else { return nil }
+        return OSCSettings.Listen(address: listen.address, port: receiver.port).description
+    }
+
+    // MARK: out
+
+    /// Sends `messages` to every target now, counted as `kind` (commit, preview, dump).
+    func send(_ messages: [OSCMessage], kind: OSCMetrics.Kind) {
+        for message in messages {
+            for sender in senders {
+                if sender.send(message) {
+                    metrics.sent[kind, default: 0] += 1
+                } else {
+                    metrics.sendErrors += 1
+                }
+            }
+        }
+    }
+
+    // MARK: writers
+
+    /// The name `sender` writes under in `room`: its `/ROOM/name`, else `osc`.
+    func name(of sender: SocketAddress, in room: String) -> String {
+        names[NameKey(room: room, sender: sender)] ?? "osc"
+    }
+
+    /// Remembers `name` for `sender`'s later writes in `room`.
+    func setName(_ name: String, of sender: SocketAddress, in room: String) {
+        if names.count >= Self.nameLimit {
+            // Senders come and go (every oscsend is a new port): forget half, any half.
+            for key in names.keys.prefix(Self.nameLimit / 2) { names[key] = nil }
+        }
+        names[NameKey(room: room, sender: sender)] = name
+    }
+
+    /// A new client id for a writer named `name`: `osc` for the default name,
+    /// `osc.2`, `osc.3`… for others (`prefix` in a cluster: the node's).
+    func newClient(named name: String, prefix: String) -> ClientID {
+        writersMade += 1
+        let base = name == "osc" ? "osc" : "osc.\(writersMade)"
+        return ClientID(prefix.isEmpty ? base : "\(prefix).\(base)")
+    }
+
+    /// Forgets everything about `room` (deleted or replaced).
+    func forget(room: String) {
+        writers[room] = nil
+        previews.forget(room: room)
+        unsent.removeAll { $0.room == room }
+    }
+}

@@ -1,0 +1,1 @@
+// placeholder until osc-link's tests merge
