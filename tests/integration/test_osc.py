@@ -599,6 +599,20 @@ def test_osc_undo_and_redo_revert_the_senders_own_edits(osc, connect):
     assert bridge.state("size") == {"index": 4, "value": 100}, "Ann's own edit is not the osc member's to undo"
 
 
+def test_undo_reverts_the_last_edit_under_the_senders_name_whichever_sender_made_it(osc, connect):
+    bridge = osc()
+    ben = connect(bridge.server, name="Ben")
+    first, second = bridge.sender(), bridge.sender()
+    first.send("/demo/name", "  An\x01n  ")  # cleaned like any display name
+    first.send("/demo/gain", 0.25)
+    frame = ben.expect(has_change("gain", state=value_is(0.25)))
+    ann_id = find_change(frame, "gain")["by"]
+    ben.expect(joined(ann_id, "Ann"), since=0)
+    second.send("/demo/name", "Ann")
+    second.send("/demo/undo")
+    ben.expect(has_change("gain", by=ann_id, state=value_is(0.5)))
+
+
 def test_rooms_with_tokens_need_none_over_osc(osc, tmp_path):
     secret = tmp_path / "secret"
     secret.write_text("s" * 40 + "\n")
