@@ -25,6 +25,9 @@ TEST_PKGS += node-ws
 RUN_PKGS  += libhiredis-dev
 TEST_PKGS += redis-server haproxy
 CLUSTER_PKGS := redis-server haproxy
+# The OSC bridge (--osc-send, --osc-listen): liblo to build; its oscsend/oscdump to try it (docs/osc.md).
+RUN_PKGS  += liblo-dev
+TEST_PKGS += liblo-tools
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
