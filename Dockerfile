@@ -3,7 +3,7 @@ ARG SWIFT_IMAGE=swift:6.1-bookworm
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libwebsockets-dev libuv1-dev liburing-dev libsqlite3-dev libssl-dev pkg-config libhiredis-dev \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libwebsockets-dev libuv1-dev liburing-dev libsqlite3-dev libssl-dev pkg-config libhiredis-dev liblo-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -13,7 +13,7 @@ RUN swift build -c release --product tandem --static-swift-stdlib
 
 FROM debian:bookworm-slim
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libwebsockets17 libwebsockets-evlib-uv libuv1 liburing2 libsqlite3-0 libssl3 libhiredis0.14 ca-certificates \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libwebsockets17 libwebsockets-evlib-uv libuv1 liburing2 libsqlite3-0 libssl3 libhiredis0.14 liblo7 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 tandem \
  && useradd --system --uid 10001 --gid tandem --home-dir /srv/tandem --shell /usr/sbin/nologin tandem \

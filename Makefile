@@ -25,6 +25,9 @@ TEST_PKGS += node-ws
 RUN_PKGS  += libhiredis-dev
 TEST_PKGS += redis-server haproxy
 CLUSTER_PKGS := redis-server haproxy
+# The OSC bridge (--osc-send, --osc-listen): liblo to build; its oscsend/oscdump to try it (docs/osc.md).
+RUN_PKGS  += liblo-dev
+TEST_PKGS += liblo-tools
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
@@ -174,7 +177,7 @@ bench-osc: deps
 # FUZZ_SECONDS; `test-fuzz` (part of `make test`) runs each for a short smoke.
 # A crash fails the run and leaves the input in test-output/fuzz/; new corpus
 # inputs go to .build/fuzz/corpus/, not into git. See docs/security.md#fuzzing.
-FUZZ_TARGETS       := MessageDecoder SchemaDecoder RoomEngine RelayCodec
+FUZZ_TARGETS       := MessageDecoder SchemaDecoder RoomEngine RelayCodec OSCPacket
 FUZZ_SECONDS       ?= 300
 FUZZ_SMOKE_SECONDS ?= 25
 

@@ -1,11 +1,12 @@
 #!/bin/sh
 # Builds the libFuzzer targets into .build/fuzz/, outside the SwiftPM build.
 #
-# TandemCore, TandemWire and TandemRelay are compiled straight from Sources/ (never
-# copied) as static libraries instrumented for libFuzzer and AddressSanitizer,
+# TandemCore, TandemWire, TandemRelay, TandemOSC and TandemOSCLink are compiled
+# straight from Sources/ (never copied) as static libraries instrumented for libFuzzer and AddressSanitizer,
 # in dependency order; each target in fuzz/<Target>/ is then linked against
 # them with the shared checks in fuzz/Support/. Only public API is used, as a
-# server would use it. Something is rebuilt only when a source is newer.
+# server would use it. OSCPacket also links Debian's liblo (-llo, found through
+# Sources/CLiblo's module map), which is not instrumented. Something is rebuilt only when a source is newer.
 #
 #   fuzz/build.sh                  every target
 #   fuzz/build.sh RoomEngine       one target
@@ -19,6 +20,8 @@ OUT=.build/fuzz
 MODULES=$OUT/modules
 # -O keeps Swift's own traps (overflow, bounds, force-unwrap); -g names the line in a report.
 FLAGS="-swift-version 6 -parse-as-library -sanitize=fuzzer,address -O -g -use-ld=lld"
+# Where modules are found: ours, and CLiblo's module map (liblo's headers).
+INCLUDES="-I $MODULES -I Sources/CLiblo"
 mkdir -p "$MODULES"
 
 # stale OUTPUT INPUT...: whether OUTPUT is missing or older than an input file.
@@ -36,7 +39,7 @@ library() {
     if stale "$OUT/lib$name.a" "Sources/$name" "$@"; then
         echo "fuzz: building $name"
         # shellcheck disable=SC2046,SC2086 # the sources and flags are meant to split
-        "$SWIFTC" $FLAGS -wmo -module-name "$name" -I "$MODULES" \
+        "$SWIFTC" $FLAGS -wmo -module-name "$name" $INCLUDES \
             -emit-library -static -o "$OUT/lib$name.a" \
             -emit-module -emit-module-path "$MODULES/$name.swiftmodule" \
             $(find "Sources/$name" -name '*.swift' | sort)
@@ -46,14 +49,22 @@ library() {
 library TandemCore
 library TandemWire "$OUT/libTandemCore.a"
 library TandemRelay "$OUT/libTandemWire.a"
+library TandemOSC "$OUT/libTandemCore.a"
+library TandemOSCLink "$OUT/libTandemOSC.a"
 
-TARGETS=${*:-MessageDecoder SchemaDecoder RoomEngine RelayCodec}
+TARGETS=${*:-MessageDecoder SchemaDecoder RoomEngine RelayCodec OSCPacket}
 for target in $TARGETS; do
-    if stale "$OUT/$target" "fuzz/$target" fuzz/Support "$OUT/libTandemCore.a" "$OUT/libTandemWire.a" "$OUT/libTandemRelay.a"; then
+    # The OSC libraries and liblo for the OSC target only.
+    case $target in
+        OSCPacket) libs="-lTandemOSCLink -lTandemOSC -llo" ;;
+        *) libs="" ;;
+    esac
+    if stale "$OUT/$target" "fuzz/$target" fuzz/Support "$OUT/libTandemCore.a" "$OUT/libTandemWire.a" "$OUT/libTandemRelay.a" \
+        "$OUT/libTandemOSC.a" "$OUT/libTandemOSCLink.a"; then
         echo "fuzz: building $target"
         # shellcheck disable=SC2046,SC2086
-        "$SWIFTC" $FLAGS -module-name "${target}Fuzz" -I "$MODULES" \
+        "$SWIFTC" $FLAGS -module-name "${target}Fuzz" $INCLUDES \
             $(find "fuzz/$target" fuzz/Support -name '*.swift' | sort) \
-            -L "$OUT" -lTandemRelay -lTandemWire -lTandemCore -lm -o "$OUT/$target"
+            -L "$OUT" $libs -lTandemRelay -lTandemWire -lTandemCore -lm -o "$OUT/$target"
     fi
 done

@@ -21,6 +21,8 @@ case $target in
     RoomEngine) options="-max_len=2048" ;;
     # A relay payload: a request is a client frame plus a few ids; 4 KB holds deltas of dozens of changes.
     RelayCodec) options="-max_len=4096" ;;
+    # One UDP datagram: OSC from a patch is tens of bytes; 4 KB holds bundles of dozens of messages.
+    OSCPacket) options="-max_len=4096 -dict=fuzz/osc.dict" ;;
     *) echo "fuzz/run.sh: unknown target $target" >&2; exit 2 ;;
 esac
 scratch=.build/fuzz/corpus/$target

@@ -69,6 +69,7 @@ public enum OSCPacket {
         let data = UnsafeMutableRawPointer(mutating: base)
         var result: Int32 = 0
         guard let m = lo_message_deserialise(data, bytes.count, &result) else {
+            if result == LO_EINVALIDARG, let drop = unusedType(data, bytes.count) { throw drop }
             throw OSCDrop(.malformed, "not an OSC packet (liblo: \(LibloError.words(result)))")
         }
         defer { lo_message_free(m) }
@@ -92,10 +93,7 @@ public enum OSCPacket {
         arguments.reserveCapacity(count)
         for k in 0..<count {
             let tag = UInt8(bitPattern: types[k])
-            guard let arg = argv[k] else {
-                throw OSCDrop(.malformed, "\(quoted(address)): liblo gave no argument \(k + 1)")
-            }
-            if let argument = try argument(tag, arg, address: address) {
+            if let argument = try argument(tag, argv[k], address: address) {
                 arguments.append(argument)
             }
         }
@@ -103,31 +101,61 @@ public enum OSCPacket {
     }
 
     /// One argument, or `nil` for one that carries nothing (`N`, `I`).
-    private static func argument(_ tag: UInt8, _ arg: UnsafeMutablePointer<lo_arg>, address: String) throws(OSCDrop) -> OSCArgument? {
+    /// liblo gives no data for `T` `F` `N` `I`: their tag is their value.
+    private static func argument(_ tag: UInt8, _ data: UnsafeMutablePointer<lo_arg>?, address: String) throws(OSCDrop) -> OSCArgument? {
         switch tag {
-        case UInt8(ascii: "f"): return .float(arg.pointee.f)
-        case UInt8(ascii: "i"): return .int(arg.pointee.i)
-        case UInt8(ascii: "d"): return .double(arg.pointee.d)
-        case UInt8(ascii: "h"): return .double(Double(arg.pointee.h))
+        case UInt8(ascii: "T"): return .int(1)
+        case UInt8(ascii: "F"): return .int(0)
+        case UInt8(ascii: "N"), UInt8(ascii: "I"): return nil
+        default: break
+        }
+        if let name = unusedTypes[tag] {
+            throw unused(tag, name, address: address)
+        }
+        guard let data else {
+            throw OSCDrop(.malformed, "\(quoted(address)): liblo gave no data for type tag '\(Character(Unicode.Scalar(tag)))'")
+        }
+        // Read as many bytes as the tag has, never the whole union: an `i` at
+        // the end of liblo's copy has 4 bytes behind it, not `lo_arg`'s 8.
+        let arg = UnsafeRawPointer(data)
+        switch tag {
+        case UInt8(ascii: "f"): return .float(arg.loadUnaligned(as: Float.self))
+        case UInt8(ascii: "i"): return .int(arg.loadUnaligned(as: Int32.self))
+        case UInt8(ascii: "d"): return .double(arg.loadUnaligned(as: Double.self))
+        case UInt8(ascii: "h"): return .double(Double(arg.loadUnaligned(as: Int64.self)))
         case UInt8(ascii: "s"), UInt8(ascii: "S"):
-            let text = UnsafeRawPointer(arg).assumingMemoryBound(to: CChar.self)
+            let text = arg.assumingMemoryBound(to: CChar.self)
             guard let string = String(validatingCString: text) else {
                 throw OSCDrop(.malformed, "\(quoted(address)): a string argument that is not UTF-8")
             }
             return .string(string)
         case UInt8(ascii: "c"):
             // An OSC char is a 32-bit slot; liblo keeps it in `i`.
-            guard let scalar = Unicode.Scalar(UInt32(bitPattern: arg.pointee.i)), scalar.value != 0 else {
-                throw OSCDrop(.malformed, "\(quoted(address)): a char argument (\(arg.pointee.i)) that is not a character")
+            let code = arg.loadUnaligned(as: UInt32.self)
+            guard let scalar = Unicode.Scalar(code), scalar.value != 0 else {
+                throw OSCDrop(.malformed, "\(quoted(address)): a char argument (\(code)) that is not a character")
             }
             return .string(String(Character(scalar)))
-        case UInt8(ascii: "T"): return .int(1)
-        case UInt8(ascii: "F"): return .int(0)
-        case UInt8(ascii: "N"), UInt8(ascii: "I"): return nil
         default:
-            let name = unusedTypes[tag] ?? "unknown"
-            throw OSCDrop(.wrongType, "\(quoted(address)): type tag '\(Character(Unicode.Scalar(tag)))' (\(name)) is not used by Tandem")
+            throw OSCDrop(.malformed, "\(quoted(address)): unknown type tag '\(Character(Unicode.Scalar(tag)))'")
         }
+    }
+
+    private static func unused(_ tag: UInt8, _ name: String, address: String) -> OSCDrop {
+        OSCDrop(.wrongType, "\(quoted(address)): type tag '\(Character(Unicode.Scalar(tag)))' (\(name)) is not used by Tandem")
+    }
+
+    /// When liblo cannot read an argument: a type Tandem does not use among the
+    /// tags (liblo 0.31 cannot read `r`) makes it `wrong_type`, not `malformed`.
+    /// The tags are found by liblo's `lo_get_path` and `lo_strsize`; nothing else is parsed.
+    private static func unusedType(_ data: UnsafeMutableRawPointer, _ count: Int) -> OSCDrop? {
+        guard let path = lo_get_path(data, count) else { return nil }
+        let start = Int(lo_strsize(path))
+        guard start < count else { return nil }
+        let rest = UnsafeRawBufferPointer(start: data + start, count: count - start)
+        guard rest.first == UInt8(ascii: ","), let end = rest.firstIndex(of: 0) else { return nil }
+        guard let tag = rest[1..<end].first(where: { unusedTypes[$0] != nil }) else { return nil }
+        return unused(tag, unusedTypes[tag]!, address: String(decoding: UnsafeRawBufferPointer(start: path, count: strlen(path)), as: UTF8.self))
     }
 
     /// The type tags liblo reads that Tandem has no argument for.

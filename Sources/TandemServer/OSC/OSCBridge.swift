@@ -117,8 +117,11 @@ final class OSCBridge {
     /// A new client id for a writer named `name`: `osc` for the default name,
     /// `osc.2`, `osc.3`… for others (`prefix` in a cluster: the node's).
     func newClient(named name: String, prefix: String) -> ClientID {
-        writersMade += 1
-        let base = name == "osc" ? "osc" : "osc.\(writersMade)"
+        var base = "osc"
+        if name != "osc" {
+            writersMade += 1
+            base = "osc.\(writersMade + 1)" // after `osc` itself, the first
+        }
         return ClientID(prefix.isEmpty ? base : "\(prefix).\(base)")
     }
 

@@ -13,7 +13,8 @@ struct PreviewConflator {
     }
 
     private struct Slot {
-        var lastSent: Moment
+        /// When the thumb may send again: a window after its last send.
+        var opens: Moment
         var pending: [OSCMessage]?
     }
 
@@ -29,11 +30,11 @@ struct PreviewConflator {
     /// for the thumb's window to end (then `due` hands them over, unless a
     /// later preview replaced them or the drag ended first).
     mutating func offer(_ key: Key, _ messages: [OSCMessage], at now: Moment) -> [OSCMessage]? {
-        if let slot = slots[key], now.seconds(since: slot.lastSent) < interval {
+        if let slot = slots[key], now < slot.opens {
             slots[key]?.pending = messages
             return nil
         }
-        slots[key] = Slot(lastSent: now, pending: nil)
+        slots[key] = Slot(opens: now.adding(seconds: interval), pending: nil)
         return messages
     }
 
@@ -59,12 +60,11 @@ struct PreviewConflator {
     /// promised; thumbs idle for a while are forgotten.
     mutating func due(at now: Moment) -> [[OSCMessage]] {
         var out: [[OSCMessage]] = []
-        for (key, slot) in slots {
-            let age = now.seconds(since: slot.lastSent)
-            if let pending = slot.pending, age >= interval {
+        for (key, slot) in slots where now >= slot.opens {
+            if let pending = slot.pending {
                 out.append(pending)
-                slots[key] = Slot(lastSent: now, pending: nil)
-            } else if slot.pending == nil, age >= 10 * interval {
+                slots[key] = Slot(opens: now.adding(seconds: interval), pending: nil)
+            } else if now.seconds(since: slot.opens) >= 10 * interval {
                 slots[key] = nil
             }
         }
@@ -73,6 +73,6 @@ struct PreviewConflator {
 
     /// When the earliest waiting preview is due, if any waits.
     var nextDue: Moment? {
-        slots.values.filter { $0.pending != nil }.map { $0.lastSent.adding(seconds: interval) }.min()
+        slots.values.filter { $0.pending != nil }.map(\.opens).min()
     }
 }

@@ -1,1 +1,0 @@
-// placeholder until osc-link's tests merge
