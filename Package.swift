@@ -69,7 +69,7 @@ let package = Package(
         // Follows a room and prints its changes (the client's example).
         .executableTarget(name: "tandem-follow", dependencies: ["TandemClient", "TandemCore"]),
         // Helpers shared by the test targets (a seeded generator); never shipped.
-        .target(name: "TandemTestSupport", path: "Tests/TandemTestSupport"),
+        .target(name: "TandemTestSupport", dependencies: ["TandemCore"], path: "Tests/TandemTestSupport"),
         .testTarget(name: "TandemCoreTests", dependencies: ["TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemWireTests", dependencies: ["TandemWire", "TandemCore", "TandemTestSupport"]),
         .testTarget(name: "TandemAuthTests", dependencies: ["TandemAuth", "TandemCore", "TandemWire"]),
@@ -104,7 +104,7 @@ package.targets += [
 // Issue 15: the OSC address scheme of a room (docs/osc.md): messages out, requests in. No sockets.
 package.targets += [
     .target(name: "TandemOSC", dependencies: ["TandemCore"]),
-    .testTarget(name: "TandemOSCTests", dependencies: ["TandemOSC", "TandemCore"]),
+    .testTarget(name: "TandemOSCTests", dependencies: ["TandemOSC", "TandemCore", "TandemTestSupport"]),
 ]
 
 // Issue 15: OSC packets and UDP for the bridge, through liblo (liblo-dev): the codec, a sender, a receiver.

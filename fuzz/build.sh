@@ -52,6 +52,9 @@ library TandemRelay "$OUT/libTandemWire.a"
 library TandemOSC "$OUT/libTandemCore.a"
 library TandemOSCLink "$OUT/libTandemOSC.a"
 
+# The tests' room of every kind, one definition for the tests and the fuzz targets.
+SHARED=Tests/TandemTestSupport/EveryKindRoom.swift
+
 TARGETS=${*:-MessageDecoder SchemaDecoder RoomEngine RelayCodec OSCPacket}
 for target in $TARGETS; do
     # The OSC libraries and liblo for the OSC target only.
@@ -59,12 +62,12 @@ for target in $TARGETS; do
         OSCPacket) libs="-lTandemOSCLink -lTandemOSC -llo" ;;
         *) libs="" ;;
     esac
-    if stale "$OUT/$target" "fuzz/$target" fuzz/Support "$OUT/libTandemCore.a" "$OUT/libTandemWire.a" "$OUT/libTandemRelay.a" \
+    if stale "$OUT/$target" "fuzz/$target" fuzz/Support "$SHARED" "$OUT/libTandemCore.a" "$OUT/libTandemWire.a" "$OUT/libTandemRelay.a" \
         "$OUT/libTandemOSC.a" "$OUT/libTandemOSCLink.a"; then
         echo "fuzz: building $target"
         # shellcheck disable=SC2046,SC2086
         "$SWIFTC" $FLAGS -module-name "${target}Fuzz" $INCLUDES \
-            $(find "fuzz/$target" fuzz/Support -name '*.swift' | sort) \
+            $(find "fuzz/$target" fuzz/Support -name '*.swift' | sort) "$SHARED" \
             -L "$OUT" $libs -lTandemRelay -lTandemWire -lTandemCore -lm -o "$OUT/$target"
     fi
 done

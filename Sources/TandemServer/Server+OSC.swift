@@ -219,6 +219,11 @@ extension Server {
         throttled("osc-drop-\(reason)", .warn, "osc: dropped from \(source): \(reason): \(sentence)")
     }
 
+    /// Whether `client` is one of the OSC writers in `host`'s room.
+    func isOSCWriter(_ client: ClientID, in host: RoomHost) -> Bool {
+        osc?.writers[host.room.id]?.values.contains { $0.client == client } ?? false
+    }
+
     // MARK: housekeeping
 
     /// Every tick: writers quiet for `writerIdle` leave their rooms; the others' log places move on.

@@ -312,10 +312,12 @@ extension Server {
                 everyone = true
             case let .reject(reject):
                 metrics.rejects[reject.code, default: 0] += 1
-                logReject(reject)
                 if let connection = host.members[reject.to] {
+                    logReject(reject)
                     arm(connection, at: arrival)
                     if reject.code == .rateLimited { noteRateLimited(connection, at: arrival) }
+                } else if !isOSCWriter(reject.to, in: host) {
+                    logReject(reject) // an OSC writer's refusals are logged as its drops
                 }
             case let .ack(client, _):
                 if let connection = host.members[client] { arm(connection, at: arrival) }

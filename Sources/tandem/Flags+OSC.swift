@@ -31,7 +31,7 @@ extension Flags {
             }
             if !config.osc.targets.contains(target) { config.osc.targets.append(target) }
         case "osc-listen":
-            guard let listen = OSCSettings.Listen(url: value) else {
+            guard let listen = OSCSettings.listenAddress(url: value) else {
                 throw Problem(message: "--osc-listen must be udp://ADDR:PORT with ADDR an IP address (udp://127.0.0.1:9001), not '\(value)'")
             }
             config.osc.listen = listen
@@ -51,8 +51,8 @@ extension Flags {
         let osc = config.osc
         if osc.previews, osc.targets.isEmpty { throw Problem(message: "--osc-previews needs --osc-send URL") }
         if !osc.allow.isEmpty, osc.listen == nil { throw Problem(message: "--osc-allow needs --osc-listen URL") }
-        if let listen = osc.listen, !listen.address.isLoopback, osc.allow.isEmpty {
-            throw Problem(message: "--osc-listen on \(listen.address) needs --osc-allow CIDR: OSC has no authentication, so say which senders may write (docs/security.md)")
+        if let listen = osc.listen, !listen.ip.isLoopback, osc.allow.isEmpty {
+            throw Problem(message: "--osc-listen on \(listen.ip) needs --osc-allow CIDR: OSC has no authentication, so say which senders may write (docs/security.md)")
         }
     }
 }

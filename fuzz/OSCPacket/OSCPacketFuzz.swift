@@ -50,25 +50,8 @@ private func same(_ a: OSCMessage, _ b: OSCMessage) -> Bool {
 
 private let schemas: [RoomSchema] = [RoomSchema.demo, everyKind, clashing]
 
-/// The OSC tests' room of every kind (Tests/TandemOSCTests/Fixtures.swift).
-private let everyKind: RoomSchema = try! RoomSchema(validating: RoomDefinition(id: "every-kind", controls: [
-    ControlDefinition(id: "gain", type: "slider", min: 0, max: 1, step: 0.01, state: StateDefinition(value: 0.5)),
-    ControlDefinition(id: "cutoff", type: "slider", min: 20, max: 20000, scaleName: "log"),
-    ControlDefinition(id: "free", type: "slider", min: -3, max: 7),
-    ControlDefinition(id: "size", type: "snap", values: [20, 40, 60, 80, 100], layout: "ordinal", unit: "pt",
-                      state: StateDefinition(index: 2), labels: ["xs", "s", "m", "l", "xl"]),
-    ControlDefinition(id: "blanks", type: "range", scale: [0, 9], operable: [0, 3], minGap: 1,
-                      state: StateDefinition(lower: 0, upper: 1)),
-    ControlDefinition(id: "color", type: "color", step: 1.0 / 255, state: StateDefinition(hex: "#336699")),
-    ControlDefinition(id: "tint", type: "color", commit: "live"),
-    ControlDefinition(id: "bpm", type: "gauge", min: 0, max: 170, state: StateDefinition(value: 67)),
-    ControlDefinition(id: "filter", type: "toggle"),
-    ControlDefinition(id: "pad", type: "xy", x: AxisDefinition(min: -1, max: 1, step: 0.25),
-                      y: AxisDefinition(min: 20, max: 20000, scale: "log")),
-    ControlDefinition(id: "grid", type: "xy", x: AxisDefinition(min: 0, max: 10, step: 1),
-                      y: AxisDefinition(min: 0, max: 10, step: 1)),
-    ControlDefinition(id: "go", type: "button"),
-]))
+/// The OSC tests' room of every kind (Tests/TandemTestSupport/EveryKindRoom.swift, compiled in by build.sh).
+private let everyKind = EveryKindRoom.schema
 
 /// Controls named like the room's own addresses.
 private let clashing: RoomSchema = try! RoomSchema(validating: RoomDefinition(id: "clash", controls: [

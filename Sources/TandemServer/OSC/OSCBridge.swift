@@ -56,9 +56,9 @@ final class OSCBridge {
         self.senders = senders
         if let listen = settings.listen {
             do {
-                receiver = try OSCReceiver(address: listen.address.description, port: listen.port)
+                receiver = try OSCReceiver(address: listen.ip.description, port: listen.port)
             } catch {
-                throw ServerError(description: "--osc-listen \(listen): \(error.description)")
+                throw ServerError(description: "--osc-listen udp://\(listen): \(error.description)")
             }
         } else {
             receiver = nil
@@ -80,7 +80,7 @@ final class OSCBridge {
     /// The listening address with the port actually bound (after port 0).
     var listening: String? {
         guard let listen = settings.listen, let receiver else { return nil }
-        return OSCSettings.Listen(address: listen.address, port: receiver.port).description
+        return "udp://\(SocketAddress(ip: listen.ip, port: receiver.port))"
     }
 
     // MARK: out

@@ -8,8 +8,8 @@ public struct OSCSettings: Sendable, Hashable {
     public var targets: [OSCTarget] = []
     /// `--osc-previews`: live drags go out too, at most 60 updates a second per thumb.
     public var previews = false
-    /// `--osc-listen udp://ADDR:PORT`: the address and port OSC writes come in on.
-    public var listen: Listen?
+    /// `--osc-listen udp://ADDR:PORT`: the address and port OSC writes come in on (port 0: any free one).
+    public var listen: SocketAddress?
     /// `--osc-allow CIDR`, repeatable: senders allowed besides loopback.
     public var allow: [IPRange] = []
     /// Seconds after its last write that an OSC writer leaves the room.
@@ -17,37 +17,22 @@ public struct OSCSettings: Sendable, Hashable {
     /// Previews of one thumb go out at least this many seconds apart (1/60 s).
     public var previewInterval: Double = 1.0 / 60
 
-    public struct Listen: Sendable, Hashable, CustomStringConvertible {
-        /// An IPv4 or IPv6 literal.
-        public var address: IPAddress
-        /// 0 picks a free port.
-        public var port: Int
-
-        public init(address: IPAddress, port: Int) {
-            self.address = address
-            self.port = port
+    /// `udp://ADDR:PORT` or `osc.udp://ADDR:PORT[/]`, ADDR an IP literal ([v6] in
+    /// brackets), PORT 0 to 65535: where to listen; `nil` when it is not of that shape.
+    public static func listenAddress(url: String) -> SocketAddress? {
+        var rest = Substring(url)
+        for scheme in ["osc.udp://", "udp://"] where rest.hasPrefix(scheme) {
+            rest = rest.dropFirst(scheme.count)
+            break
         }
-
-        /// `udp://ADDR:PORT` or `osc.udp://ADDR:PORT[/]`, ADDR an IP literal ([v6] in brackets); `nil` otherwise.
-        public init?(url: String) {
-            var rest = Substring(url)
-            for scheme in ["osc.udp://", "udp://"] where rest.hasPrefix(scheme) {
-                rest = rest.dropFirst(scheme.count)
-                break
-            }
-            guard rest.count < url.count else { return nil }
-            if rest.hasSuffix("/") { rest = rest.dropLast() }
-            guard let colon = rest.lastIndex(of: ":") else { return nil }
-            var host = rest[..<colon]
-            if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
-            guard let port = Int(rest[rest.index(after: colon)...]), (0...65535).contains(port),
-                  let address = IPAddress(String(host)) else { return nil }
-            self.init(address: address, port: port)
-        }
-
-        public var description: String {
-            address.description.contains(":") ? "udp://[\(address)]:\(port)" : "udp://\(address):\(port)"
-        }
+        guard rest.count < url.count else { return nil }
+        if rest.hasSuffix("/") { rest = rest.dropLast() }
+        guard let colon = rest.lastIndex(of: ":") else { return nil }
+        var host = rest[..<colon]
+        if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
+        guard let port = Int(rest[rest.index(after: colon)...]), (0...65535).contains(port),
+              let ip = IPAddress(String(host)) else { return nil }
+        return SocketAddress(ip: ip, port: port)
     }
 
     public init() {}
