@@ -19,7 +19,13 @@ extension Server {
         let bridge = try OSCBridge(settings: config.osc)
         bridge.timer.pointee.context = context
         bridge.timer.pointee.fire = { Server.owning($0)?.oscTimerFired() }
+        bridge.sendFailed = { [unowned self] target, reason in
+            self.throttled("osc-send-failed", .warn, "osc: cannot send to \(target): \(reason)")
+        }
         if let receiver = bridge.receiver {
+            // Room for a burst of datagrams while the loop is busy elsewhere (the kernel caps it at net.core.rmem_max).
+            var size: Int32 = 4 << 20
+            setsockopt(receiver.fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             // lws closes what it adopted; the receiver keeps its own descriptor.
             let copy = dup(receiver.fd)
             guard copy >= 0, lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_RAW_FILE_DESC, lws_sock_file_fd_type(filefd: copy),

@@ -930,6 +930,12 @@ def test_listening_beyond_loopback_without_osc_allow_exits_2_naming_the_flag(tan
     assert "authentication" in result.stderr
 
 
+def test_a_target_whose_host_name_does_not_resolve_stops_the_start(tandem_binary):
+    result = run(tandem_binary, "--osc-send", "udp://no-such-host.invalid:9000")
+    assert result.returncode == 1, (result.returncode, result.stderr[-500:])
+    assert "--osc-send udp://no-such-host.invalid:9000: the host name does not resolve" in result.stderr
+
+
 def test_listening_beyond_loopback_with_osc_allow_starts(start_server):
     server = start_server("--osc-listen=udp://0.0.0.0:0", "--osc-allow=10.0.0.0/8")
     line = server.wait_for_log(LISTEN_LINE.search)

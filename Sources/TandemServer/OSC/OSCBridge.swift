@@ -1,4 +1,5 @@
 import CTandemShim
+import Glibc
 import TandemCore
 import TandemOSC
 import TandemOSCLink
@@ -21,6 +22,8 @@ final class OSCBridge {
     var writers: [String: [String: Writer]] = [:]
     private var writersMade = 0
     var metrics = OSCMetrics()
+    /// Told of a send that failed (the server logs it, rate-limited).
+    var sendFailed: (OSCTarget, String) -> Void = { _, _ in }
     /// Wakes the loop when a held-back preview is due.
     let timer: UnsafeMutablePointer<tandem_timer>
     var timerDue: Moment?
@@ -48,6 +51,9 @@ final class OSCBridge {
         self.settings = settings
         var senders: [OSCSender] = []
         for target in settings.targets {
+            if let problem = Self.unresolvable(target.host) {
+                throw ServerError(description: "--osc-send \(target): the host name does not resolve (\(problem))")
+            }
             guard let sender = OSCSender(target) else {
                 throw ServerError(description: "--osc-send \(target): liblo cannot send there (is the host name known?)")
             }
@@ -93,9 +99,24 @@ final class OSCBridge {
                     metrics.sent[kind, default: 0] += 1
                 } else {
                     metrics.sendErrors += 1
+                    sendFailed(sender.target, sender.lastError ?? "liblo gave no reason")
                 }
             }
         }
+    }
+
+    /// Why `host` (a name; an IPv4 or IPv6 literal needs no lookup) has no IPv4
+    /// address, the only kind liblo sends to; `nil` when it has one. Checked at
+    /// start, so that a misspelt target stops the server instead of failing every send.
+    static func unresolvable(_ host: String) -> String? {
+        if IPAddress(host) != nil { return nil }
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
+        var found: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(host, nil, &hints, &found)
+        if let found { freeaddrinfo(found) }
+        return status == 0 ? nil : String(cString: gai_strerror(status))
     }
 
     // MARK: writers
