@@ -24,6 +24,11 @@ public final class OSCReceiver {
     public let port: Int
     /// Where every datagram is read, reused.
     private var buffer = [UInt8](repeating: 0, count: 65536)
+    /// Room for the ancillary data a datagram comes with (the drop count), 8-byte aligned.
+    private var control = [UInt64](repeating: 0, count: 8)
+    /// Datagrams the kernel dropped on this socket since it opened, because its
+    /// receive buffer was full (`SO_RXQ_OVFL`), as of the latest datagram read.
+    public private(set) var kernelDrops: UInt32 = 0
 
     /// A socket bound to `address` (an IPv4 or IPv6 literal, no names) and `port` (0: any free port).
     public init(address: String, port: Int) throws(Failure) {
@@ -64,6 +69,9 @@ public final class OSCReceiver {
         _ = withUnsafeMutablePointer(to: &local) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &localLength) }
         }
+        // Each datagram then tells how many the kernel dropped before it (a flood past the buffer).
+        var on: Int32 = 1
+        _ = setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, socklen_t(MemoryLayout<Int32>.size))
         self.fd = fd
         self.port = Self.socketAddress(local)?.port ?? port
     }
@@ -74,18 +82,24 @@ public final class OSCReceiver {
         var source = sockaddr_storage()
         while true {
             var flags: Int32 = 0
+            var controlLength = 0
             let count = buffer.withUnsafeMutableBytes { raw in
-                withUnsafeMutablePointer(to: &source) { sourcePointer in
-                    var vector = iovec(iov_base: raw.baseAddress, iov_len: raw.count)
-                    return withUnsafeMutablePointer(to: &vector) { vectorPointer in
-                        var header = msghdr()
-                        header.msg_name = UnsafeMutableRawPointer(sourcePointer)
-                        header.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                        header.msg_iov = vectorPointer
-                        header.msg_iovlen = 1
-                        let count = recvmsg(fd, &header, 0)
-                        flags = header.msg_flags
-                        return count
+                control.withUnsafeMutableBytes { controlBytes in
+                    withUnsafeMutablePointer(to: &source) { sourcePointer in
+                        var vector = iovec(iov_base: raw.baseAddress, iov_len: raw.count)
+                        return withUnsafeMutablePointer(to: &vector) { vectorPointer in
+                            var header = msghdr()
+                            header.msg_name = UnsafeMutableRawPointer(sourcePointer)
+                            header.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                            header.msg_iov = vectorPointer
+                            header.msg_iovlen = 1
+                            header.msg_control = controlBytes.baseAddress
+                            header.msg_controllen = controlBytes.count
+                            let count = recvmsg(fd, &header, 0)
+                            flags = header.msg_flags
+                            controlLength = Int(header.msg_controllen)
+                            return count
+                        }
                     }
                 }
             }
@@ -93,8 +107,28 @@ public final class OSCReceiver {
                 if errno == EINTR { continue }
                 return nil  // EAGAIN: none waiting; anything else: nothing to read either
             }
+            readDrops(controlLength)
             guard let from = Self.socketAddress(source) else { continue }
             return Datagram(bytes: Array(buffer[..<count]), source: from, truncated: flags & Int32(MSG_TRUNC) != 0)
+        }
+    }
+
+    /// Reads the drop count from the ancillary data, when it came: a walk over
+    /// `cmsghdr`s (length, level, type, then the data at 8-byte alignment), as
+    /// the `CMSG_*` macros do (they do not import into Swift).
+    private func readDrops(_ length: Int) {
+        control.withUnsafeBytes { raw in
+            let header = MemoryLayout<cmsghdr>.size
+            var offset = 0
+            while offset + header <= min(length, raw.count) {
+                let entry = raw.loadUnaligned(fromByteOffset: offset, as: cmsghdr.self)
+                let size = Int(entry.cmsg_len)
+                guard size >= header else { return }
+                if entry.cmsg_level == SOL_SOCKET, entry.cmsg_type == SO_RXQ_OVFL, offset + header + 4 <= raw.count {
+                    kernelDrops = raw.loadUnaligned(fromByteOffset: offset + header, as: UInt32.self)
+                }
+                offset += (size + 7) & ~7
+            }
         }
     }
 

@@ -11,7 +11,8 @@ struct OSCMetrics {
     var received = 0
     /// Writes a room applied.
     var applied = 0
-    /// Messages dropped, by reason: an `OSCDrop` label or a room's reject code.
+    /// Messages dropped, by reason: an `OSCDrop` label, a room's reject code, or
+    /// `overflow` (datagrams the kernel dropped, its receive buffer full).
     var dropped: [String: Int] = [:]
     /// Messages sent, per target, by kind.
     var sent: [Kind: Int] = [:]
@@ -19,7 +20,7 @@ struct OSCMetrics {
     var sendErrors = 0
 
     /// Every reason a drop can have, so that each series exists from the start.
-    static let reasons: [String] = OSCDrop.Label.allCases.map(\.rawValue)
+    static let reasons: [String] = OSCDrop.Label.allCases.map(\.rawValue) + ["overflow"]
         + RejectCode.allCases.map(\.rawValue).filter { code in !OSCDrop.Label.allCases.contains { $0.rawValue == code } }
 
     func exposition() -> String {

@@ -137,6 +137,13 @@ extension Server {
         let now = Clock.now()
         for _ in 0..<256 {
             guard let datagram = receiver.receive() else { return }
+            if receiver.kernelDrops != osc.kernelDropsSeen {
+                let lost = Int(receiver.kernelDrops &- osc.kernelDropsSeen)
+                osc.kernelDropsSeen = receiver.kernelDrops
+                osc.metrics.dropped["overflow", default: 0] += lost
+                throttled("osc-drop-overflow", .warn,
+                          "osc: dropped \(lost) datagram(s) before this server read them: overflow: the socket's receive buffer was full (net.core.rmem_max)")
+            }
             oscDatagram(datagram, osc, at: now)
         }
     }

@@ -58,6 +58,27 @@ final class OSCSocketTests: XCTestCase {
         XCTAssertEqual(got, (0..<5).map { OSCMessage("/n", [.int(Int32($0))]) })
     }
 
+    /// A flood past the receive buffer: the kernel's drops are told with the next datagram read.
+    func testKernelDropsAreCounted() throws {
+        let receiver = try OSCReceiver(address: "127.0.0.1", port: 0)
+        var small: Int32 = 4096 // the kernel doubles it, and keeps at least ~2 KiB
+        XCTAssertEqual(setsockopt(receiver.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size)), 0)
+        let sender = try XCTUnwrap(OSCSender(try XCTUnwrap(OSCTarget(url: "udp://127.0.0.1:\(receiver.port)"))))
+        let sent = 300
+        for i in 0..<sent { XCTAssertTrue(sender.send(OSCMessage("/demo/gain", [.int(Int32(i))]))) }
+        XCTAssertEqual(receiver.kernelDrops, 0) // nothing read yet
+        var read = 0
+        while readable(receiver.fd, milliseconds: 200), receiver.receive() != nil { read += 1 }
+        XCTAssertGreaterThan(read, 0)
+        XCTAssertLessThan(read, sent)
+        // The count comes with the first datagram queued after the drops.
+        XCTAssertTrue(sender.send(OSCMessage("/demo/gain", [.int(-1)])))
+        XCTAssertTrue(readable(receiver.fd))
+        let after = try XCTUnwrap(receiver.receive())
+        XCTAssertEqual(try OSCPacket.decode(after.bytes).get(), [OSCMessage("/demo/gain", [.int(-1)])])
+        XCTAssertEqual(read + Int(receiver.kernelDrops), sent)
+    }
+
     func testAddressInUse() throws {
         let first = try OSCReceiver(address: "127.0.0.1", port: 0)
         XCTAssertThrowsError(try OSCReceiver(address: "127.0.0.1", port: first.port)) { error in

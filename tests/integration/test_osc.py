@@ -720,6 +720,27 @@ def test_nil_is_no_argument(osc):
     assert bridge.metric(dropped("wrong_count")) == 1
 
 
+def test_datagrams_the_kernel_dropped_are_counted_as_overflow(osc):
+    bridge = osc()
+    sender = bridge.sender()
+    # Back to back, unpaced: past the socket's receive buffer, the kernel drops some (how many depends on the machine).
+    sent = 20000
+    for i in range(sent):
+        sender.send("/demo/nope", i)
+    time.sleep(0.3)
+    # The kernel tells its count with the next datagram it queues.
+    sender.send("/demo/nope", -1)
+    sent += 1
+    total = lambda: bridge.metric("tandem_osc_received_total") + bridge.metric(dropped("overflow"))
+    deadline = time.monotonic() + 10
+    while total() < sent and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert total() == sent, (bridge.metric("tandem_osc_received_total"), bridge.metric(dropped("overflow")))
+    assert bridge.metric(dropped("unknown_control")) == bridge.metric("tandem_osc_received_total")
+    if bridge.metric(dropped("overflow")) > 0:
+        bridge.server.wait_for_log(r"warn osc: dropped \d+ datagram\(s\) before this server read them: overflow: ")
+
+
 def test_a_flood_is_rate_limited_its_log_lines_too_and_the_server_keeps_serving(osc, connect):
     bridge = osc()
     ann = connect(bridge.server, name="Ann")

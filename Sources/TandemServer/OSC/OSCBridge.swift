@@ -22,6 +22,8 @@ final class OSCBridge {
     var writers: [String: [String: Writer]] = [:]
     private var writersMade = 0
     var metrics = OSCMetrics()
+    /// The receiver's kernel drop count already counted as `overflow` drops.
+    var kernelDropsSeen: UInt32 = 0
     /// Told of a send that failed (the server logs it, rate-limited).
     var sendFailed: (OSCTarget, String) -> Void = { _, _ in }
     /// Wakes the loop when a held-back preview is due.
