@@ -43,8 +43,8 @@ extension Server {
         if let listening = osc.listening {
             log.always("osc listening on \(listening) (writers from loopback\(osc.settings.allow.isEmpty ? "" : " and " + osc.settings.allow.map(\.description).joined(separator: ", ")))")
         }
-        for sender in osc.senders {
-            log.always("osc sending to \(sender.target)\(osc.settings.previews ? " (commits and previews)" : " (commits)")")
+        for target in osc.targetNames {
+            log.always("osc sending to \(target)\(osc.settings.previews ? " (commits and previews)" : " (commits)")")
         }
         guard cluster == nil else { return }
         for id in roomOrder { if let host = rooms[id] { sendDump(host) } }

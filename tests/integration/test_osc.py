@@ -841,6 +841,20 @@ def test_osc_allow_decides_for_senders_outside_loopback(start_server, connect, a
 # --------------------------------------------------------------------------
 
 
+def test_a_target_host_name_is_resolved_once_at_start(start_server, connect):
+    receiver = OSCReceiver()
+    try:
+        server = start_server("--osc-send", f"udp://localhost:{receiver.port}")
+        server.wait_for_log(rf"osc sending to udp://localhost:{receiver.port} \(127\.0\.0\.1\) \(commits\)")
+        dump_of(receiver, start=0)
+        receiver.mark()
+        ann = connect(server, name="Ann")
+        ann.set("gain", 0.25)
+        assert receiver.wait_address("/demo/gain").arg == 0.25
+    finally:
+        receiver.close()
+
+
 def test_every_osc_send_target_gets_every_commit(start_server, connect):
     first, second = OSCReceiver(), OSCReceiver()
     try:

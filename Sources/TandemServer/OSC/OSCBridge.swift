@@ -11,6 +11,8 @@ final class OSCBridge {
     let settings: OSCSettings
     /// One per `--osc-send` target.
     let senders: [OSCSender]
+    /// Each target as given, with the address its name resolved to at start.
+    let targetNames: [String]
     /// The `--osc-listen` socket, if any.
     let receiver: OSCReceiver?
     /// Commits of this turn, as messages, until storage (or Redis) has them.
@@ -52,16 +54,24 @@ final class OSCBridge {
     init(settings: OSCSettings) throws(ServerError) {
         self.settings = settings
         var senders: [OSCSender] = []
+        var shown: [String] = []
         for target in settings.targets {
-            if let problem = Self.unresolvable(target.host) {
-                throw ServerError(description: "--osc-send \(target): the host name does not resolve (\(problem))")
+            let address: String
+            switch Self.resolve(target.host) {
+            case let .success(found): address = found
+            case let .failure(problem):
+                throw ServerError(description: "--osc-send \(target): the host name does not resolve (\(problem.description))")
             }
-            guard let sender = OSCSender(target) else {
-                throw ServerError(description: "--osc-send \(target): liblo cannot send there (is the host name known?)")
+            // The address, not the name, goes to liblo: it would look the name up on the loop, blocking, at the first send.
+            let literal = address.contains(":") ? "[\(address)]" : address
+            guard let resolved = OSCTarget(url: "udp://\(literal):\(target.port)"), let sender = OSCSender(resolved) else {
+                throw ServerError(description: "--osc-send \(target): liblo cannot send there")
             }
             senders.append(sender)
+            shown.append(address == target.host ? target.description : "\(target) (\(address))")
         }
         self.senders = senders
+        self.targetNames = shown
         if let listen = settings.listen {
             do {
                 receiver = try OSCReceiver(address: listen.ip.description, port: listen.port)
@@ -107,18 +117,31 @@ final class OSCBridge {
         }
     }
 
-    /// Why `host` (a name; an IPv4 or IPv6 literal needs no lookup) has no IPv4
-    /// address, the only kind liblo sends to; `nil` when it has one. Checked at
-    /// start, so that a misspelt target stops the server instead of failing every send.
-    static func unresolvable(_ host: String) -> String? {
-        if IPAddress(host) != nil { return nil }
+    /// A lookup that failed, in the resolver's words.
+    struct LookupFailure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// `host` as an address: a literal as it is, a name as its first IPv4
+    /// address (liblo sends IPv4 to names). Looked up once, at start, so that a
+    /// misspelt target stops the server and no lookup ever blocks the loop.
+    static func resolve(_ host: String) -> Result<String, LookupFailure> {
+        if IPAddress(host) != nil { return .success(host) }
         var hints = addrinfo()
         hints.ai_family = AF_INET
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         var found: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, nil, &hints, &found)
-        if let found { freeaddrinfo(found) }
-        return status == 0 ? nil : String(cString: gai_strerror(status))
+        defer { if let found { freeaddrinfo(found) } }
+        guard status == 0, let first = found?.pointee.ai_addr else {
+            return .failure(LookupFailure(description: String(cString: gai_strerror(status == 0 ? EAI_NONAME : status))))
+        }
+        var v4 = first.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { $0.pointee.sin_addr }
+        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+        guard inet_ntop(AF_INET, &v4, &text, socklen_t(text.count)) != nil else {
+            return .failure(LookupFailure(description: "an address that cannot be written"))
+        }
+        return .success(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
     }
 
     // MARK: writers
