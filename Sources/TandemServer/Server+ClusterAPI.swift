@@ -112,6 +112,7 @@ extension Server {
         reloadRoom(schema.id, cluster: cluster, at: Clock.now())
         guard let host = rooms[schema.id] else { return .json(500, problem("storage", "the room could not be read back from redis")) }
         log.info("room \(schema.id) \(old == nil ? "created" : "replaced") in the cluster")
+        sendDump(host) // once, from the node that saved it (the lifecycle message reaches the others)
         return .json(old == nil ? 201 : 200, OutboundEncoder.welcome(host.room.snapshot))
     }
 

@@ -5,6 +5,7 @@ does not own the room is applied by the owner, as that node's member's would be.
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -91,5 +92,13 @@ def test_each_commit_goes_out_once_from_the_owner_and_osc_writes_reach_every_nod
         receiver.wait_address("/demo/dump/end")
         messages = receiver.quiet(0.5)
         assert [m.address for m in messages].count("/demo/dump/end") == 1
+
+        # A room created on one node is dumped once, by that node.
+        receiver.mark()
+        room = {"id": "studio", "title": "Studio", "controls": [{"id": "volume", "type": "slider", "min": 0, "max": 10}]}
+        assert n2.request("POST", "/api/rooms", json.dumps(room)).status == 201
+        receiver.wait_address("/studio/dump/end")
+        messages = receiver.quiet(0.5)
+        assert [m.address for m in messages] == ["/studio/volume", "/studio/dump/end"], messages
     finally:
         sender.close()
