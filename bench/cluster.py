@@ -48,21 +48,21 @@ import base64
 import datetime
 import json
 import os
-import platform
 import random
 import shlex
 import shutil
 import signal
 import socket
-import statistics
 import struct
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import fmt, free_port, machine, median, percentile, pinned  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_BENCH = ROOT / ".build" / "release" / "tandem-bench"
@@ -76,16 +76,6 @@ CONFIGS = ("no cluster", "one node", "two nodes")
 
 # --------------------------------------------------------------------------
 # Processes
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def pinned(core: str, cmd: list[str]) -> list[str]:
-    return ["taskset", "-c", core, *cmd] if (os.cpu_count() or 1) >= 2 and shutil.which("taskset") else cmd
 
 
 class Proc:
@@ -251,31 +241,8 @@ class Node:
         return f"ws://127.0.0.1:{self.port}"
 
 
-def proc_cpu_seconds(pid: int) -> float | None:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 # --------------------------------------------------------------------------
 # Pure parts: statistics and the markdown
-
-
-def median(values) -> float | None:
-    vals = [float(v) for v in values if v is not None]
-    return statistics.median(vals) if vals else None
-
-
-def percentile(values: list[float], p: float) -> float | None:
-    """The nearest-rank percentile (p in 0..100) of `values`; None when empty."""
-    vals = sorted(values)
-    if not vals:
-        return None
-    rank = max(1, -(-len(vals) * p // 100))  # ceil(n * p / 100), at least 1
-    return vals[int(min(rank, len(vals))) - 1]
 
 
 def spread(values: list[float]) -> dict[str, float | None]:
@@ -504,10 +471,6 @@ def relay(a: argparse.Namespace, out: Path, tmp: Path) -> dict:
                      f"generator {f(r['generator_pct'], 0, ' %')}  [{nodes}]"), flush=True)
     summary = {c: relay_summary([r for r in rs if "error" not in r]) for c, rs in runs.items() if any("error" not in r for r in rs)}
     return {"runs": runs, "summary": summary}
-
-
-def fmt(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else str(x)
 
 
 # --------------------------------------------------------------------------
@@ -818,18 +781,6 @@ async def failover(a: argparse.Namespace, tmp: Path) -> dict:
 
 # --------------------------------------------------------------------------
 # Main
-
-
-def machine() -> str:
-    model = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"nproc {os.cpu_count()}, {model}, Linux {platform.release()}"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

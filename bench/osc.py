@@ -44,14 +44,11 @@ import base64
 import datetime
 import json
 import os
-import platform
 import resource
 import select
 import shlex
-import shutil
 import signal
 import socket
-import statistics
 import struct
 import subprocess
 import sys
@@ -61,6 +58,9 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import fmt, free_port, machine, median, percentile, pinned, proc_cpu_seconds  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_BENCH = ROOT / ".build" / "release" / "tandem-bench"
@@ -131,20 +131,6 @@ def probe_value(i: int) -> float:
 
 def value_key(x: float) -> float:
     return round(float(x), 2)
-
-
-def percentile(values: list[float], p: float) -> float | None:
-    """The nearest-rank percentile (p in 0..100) of `values`; None when empty."""
-    vals = sorted(values)
-    if not vals:
-        return None
-    rank = max(1, -(-len(vals) * p // 100))  # ceil(n * p / 100), at least 1
-    return vals[int(min(rank, len(vals))) - 1]
-
-
-def median(values) -> float | None:
-    vals = [float(v) for v in values if v is not None]
-    return statistics.median(vals) if vals else None
 
 
 def spread_ms(ns: list[int]) -> dict[str, float | None]:
@@ -435,16 +421,6 @@ def probe(port: int, receiver: Receiver, seconds: float, hz: float, tail: float 
 # Processes
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def pinned(core: str, cmd: list[str]) -> list[str]:
-    return ["taskset", "-c", core, *cmd] if (os.cpu_count() or 1) >= 2 and shutil.which("taskset") else cmd
-
-
 def _preexec() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft < hard:
@@ -480,19 +456,10 @@ def cpu_busy_seconds() -> float:
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
-def proc_cpu_seconds(pid: int) -> float:
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return 0.0
-    fields = text[text.rindex(")") + 2:].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 def ours_seconds(pids: list[int]) -> float:
     """The CPU of the bench's own processes: the server, the generator, this script."""
     t = os.times()
-    return sum(proc_cpu_seconds(p) for p in pids) + t.user + t.system
+    return sum(proc_cpu_seconds(p) or 0.0 for p in pids) + t.user + t.system
 
 
 def server_argv(binary: str, port: int, storage: str, folder: Path, osc_port: int, previews: bool = False) -> list[str]:
@@ -617,22 +584,6 @@ def one_run(storage: str, load: str, run: int, a: argparse.Namespace, out: Path,
 
 # --------------------------------------------------------------------------
 # Main
-
-
-def fmt(x: float) -> str:
-    return str(int(x)) if float(x).is_integer() else str(x)
-
-
-def machine() -> str:
-    model = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"nproc {os.cpu_count()}, {model}, Linux {platform.release()}"
 
 
 def choices(text: str, allowed: tuple[str, ...], flag: str) -> list[str]:
