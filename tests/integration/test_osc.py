@@ -847,12 +847,16 @@ def test_a_target_host_name_is_resolved_once_at_start(start_server, connect):
         server = start_server("--osc-send", f"udp://localhost:{receiver.port}")
         server.wait_for_log(rf"osc sending to udp://localhost:{receiver.port} \(127\.0\.0\.1\) \(commits\)")
         dump_of(receiver, start=0)
-        receiver.mark()
-        ann = connect(server, name="Ann")
-        ann.set("gain", 0.25)
-        assert receiver.wait_address("/demo/gain").arg == 0.25
+        assert_a_commit_reaches(receiver, connect(server, name="Ann"))
     finally:
         receiver.close()
+
+
+def assert_a_commit_reaches(receiver, member):
+    """After the start dump: `member`'s set of gain reaches `receiver`."""
+    receiver.mark()
+    member.set("gain", 0.25)
+    assert receiver.wait_address("/demo/gain").arg == 0.25
 
 
 def test_every_osc_send_target_gets_every_commit(start_server, connect):
@@ -905,10 +909,7 @@ def test_an_ipv6_target_gets_the_dump_and_the_commits(start_server, connect):
             errors = server.metrics().get("tandem_osc_send_errors_total")
             raise AssertionError(f"no dump reached [::1]:{receiver.port}; tandem_osc_send_errors_total = {errors}") from None
         assert_demo_dump(dump, revision=0)
-        receiver.mark()
-        ann = connect(server, name="Ann")
-        ann.set("gain", 0.25)
-        assert receiver.wait_address("/demo/gain").arg == 0.25
+        assert_a_commit_reaches(receiver, connect(server, name="Ann"))
     finally:
         receiver.close()
 
