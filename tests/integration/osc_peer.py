@@ -124,7 +124,7 @@ class OSCReceiver:
         with self._cond:
             return list(self.received[self._mark if start is None else start:])
 
-    def wait_for(self, predicate: Callable[[Received], bool], timeout: float = 5.0, start: int | None = None,
+    def wait_for(self, predicate: Callable[[Received], bool], timeout: float = 30.0, start: int | None = None,
                  what: str = "") -> Received:
         """The first message from `start` (default: the mark) that matches, waiting up to `timeout`."""
         deadline = time.monotonic() + timeout
@@ -143,8 +143,13 @@ class OSCReceiver:
                                          f" received since the mark: {seen}")
                 self._cond.wait(min(left, 0.1))
 
-    def wait_address(self, address: str, timeout: float = 5.0, start: int | None = None) -> Received:
+    def wait_address(self, address: str, timeout: float = 30.0, start: int | None = None) -> Received:
         return self.wait_for(lambda m: m.address == address, timeout, start, what=address)
+
+    def count(self) -> int:
+        """How many messages have arrived so far (an index for `wait_for(start=...)`)."""
+        with self._cond:
+            return len(self.received)
 
     def quiet(self, seconds: float = 0.3, timeout: float = 5.0) -> list[Received]:
         """Waits until nothing has arrived for `seconds` (at most `timeout`); every message since the mark."""
@@ -166,6 +171,36 @@ class OSCReceiver:
         self._stop.set()
         self._thread.join(1)
         self.sock.close()
+
+
+def dump_barrier(receivers: Iterable["OSCReceiver"], *senders: "OSCSender", room: str = "demo",
+                 dump_length: int = 10, window: float = 2 / 60, timeout: float = 30.0) -> list[list[Received]]:
+    """Every message each receiver got since its mark that the bridge sent before a barrier,
+    the barrier's own messages left out: after `window` (longer than a preview's
+    conflation window, so that a preview still pending is due), each sender in turn asks
+    the node its --osc-listen belongs to for `/ROOM/dump`, and each receiver waits for that
+    dump's end. A node sends to a target from one socket, in order, and loopback keeps that
+    order, so whatever that node sent before the dump is in the receiver by then: the
+    positive event that replaces "wait until it has been quiet a while".
+    `dump_length` is the number of messages in the room's dump before its end (10 for demo)."""
+    receivers = list(receivers)
+    time.sleep(window)  # the scenario: a preview window passes, so that what was pending is due
+    barrier: list[set[int]] = [set() for _ in receivers]
+    for sender in senders:
+        starts = [r.count() for r in receivers]
+        sender.send(f"/{room}/dump")
+        for receiver, start, own in zip(receivers, starts, barrier):
+            end = receiver.wait_address(f"/{room}/dump/end", timeout=timeout, start=start)
+            with receiver._cond:
+                index = next(i for i in range(start, len(receiver.received)) if receiver.received[i] is end)
+                dump = receiver.received[index - dump_length:index]
+            assert all(m.address.startswith(f"/{room}/") for m in dump), f"not a whole dump before its end: {dump}"
+            own.update(range(index - dump_length, index + 1))
+    out = []
+    for receiver, own in zip(receivers, barrier):
+        with receiver._cond:
+            out.append([m for i, m in enumerate(receiver.received) if i >= receiver._mark and i not in own])
+    return out
 
 
 # --------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from helpers import ROOT, TandemServer, find_change, has_change, healthz, value_is
-from osc_peer import OSCReceiver, OSCSender, Received, build
+from osc_peer import OSCReceiver, OSCSender, Received, build, dump_barrier
 
 pytestmark = pytest.mark.skipif(os.environ.get("TANDEM_TEST_CLUSTER") == "1",
                                 reason="the OSC bridge in a cluster is tested on its own")
@@ -57,6 +57,7 @@ class OSCServer:
     receivers: list[OSCReceiver]
     listen_port: int | None
     senders: list[OSCSender] = field(default_factory=list)
+    _barrier: OSCSender | None = None
 
     @property
     def receiver(self) -> OSCReceiver:
@@ -68,13 +69,23 @@ class OSCServer:
         self.senders.append(sender)
         return sender
 
+    def settle(self, room: str = "demo", dump_length: int = 10) -> list[Received]:
+        """Every message the first target got since its mark and before a dump barrier
+        (osc_peer.dump_barrier: a `/ROOM/dump` asked for now, from a sender of its own,
+        comes after everything the bridge sent before it). The request counts in
+        tandem_osc_received_total; datagrams are handled in order, so it also comes after
+        every datagram sent before it."""
+        if self._barrier is None:
+            self._barrier = self.sender()
+        return dump_barrier(self.receivers, self._barrier, room=room, dump_length=dump_length)[0]
+
     # -- the server's side
 
     def metric(self, name: str) -> float:
         """A sample of /metrics; 0 when it is not there (a labelled counter never moved)."""
         return self.server.metrics().get(name, 0.0)
 
-    def wait_metric(self, name: str, predicate, timeout: float = 5.0) -> float:
+    def wait_metric(self, name: str, predicate, timeout: float = 30.0) -> float:
         deadline = time.monotonic() + timeout
         while True:
             value = self.metric(name)
@@ -138,8 +149,7 @@ def osc(start_server):
         made.append(bridge)
         if wait_dump:
             for receiver in own:
-                receiver.wait_address("/demo/dump/end", start=0)
-                receiver.quiet(0.1)
+                receiver.wait_address("/demo/dump/end", start=0)  # the demo room is the only one at start
                 receiver.mark()
         return bridge
 
@@ -156,6 +166,17 @@ def same(got, expected) -> bool:
     if isinstance(expected, str):
         return got == expected
     return isinstance(got, (int, float)) and not isinstance(got, bool) and abs(got - expected) < FLOAT32
+
+
+def assert_a_window_apart(previews: list[Received], window: float = 1 / 60, slack: float = 0.05) -> None:
+    """At most 60 a second: the server sends a thumb's preview a window after its last on its
+    own clock. The kernel's arrival times can only bunch them by how late the first went out
+    (a busy machine delays a send, never its successor's window), so the span is checked,
+    with that slack, rather than each gap."""
+    times = [m.time for m in previews]
+    if len(times) >= 2:
+        span, least = times[-1] - times[0], (len(times) - 1) * window - slack
+        assert span >= least, f"{len(times)} previews in {span * 1000:.1f} ms (at most 60 a second per thumb)"
 
 
 def addresses(messages: list[Received]) -> list[str]:
@@ -187,7 +208,7 @@ def test_a_websocket_drag_reaches_osc_as_one_message_for_its_commit(osc, connect
     ann.drag("gain", "end")
     ann.expect(has_change("gain", by=ann.id, state=value_is(0.7)))
     bridge.receiver.wait_address("/demo/gain")
-    got = bridge.receiver.quiet(0.5)
+    got = bridge.settle()
     assert addresses(got) == ["/demo/gain"], got
     assert got[0].types == "f" and abs(got[0].arg - 0.7) < FLOAT32, got
     assert bridge.metric(sent("commit")) == commits + 1
@@ -207,11 +228,14 @@ def test_previews_are_conflated_to_60_a_second_per_thumb_and_the_commit_follows(
             time.sleep(pause)
         ann.drag("gain", "move", dx=round(0.4 * i / moves, 4))
     elapsed = time.monotonic() - started
-    time.sleep(0.15)  # the last window closes: its preview goes out before the end
+    # The last window closes and its preview goes out: waited for, so that it is out before the end.
+    bridge.receiver.wait_for(lambda m: m.address == "/demo/gain" and abs(m.arg - 0.9) < FLOAT32, what="the last preview")
+    ended = bridge.receiver.count()
     ann.drag("gain", "end")
     ann.expect(has_change("gain", by=ann.id, state=value_is(0.9)))
-    bridge.receiver.wait_for(lambda m: m.address == "/demo/gain" and abs(m.arg - 0.9) < FLOAT32)
-    got = bridge.receiver.quiet(0.5)
+    bridge.receiver.wait_for(lambda m: m.address == "/demo/gain" and abs(m.arg - 0.9) < FLOAT32, start=ended,
+                             what="the commit")
+    got = bridge.settle()
     assert set(addresses(got)) == {"/demo/gain"}, "only the dragged thumb's message goes out"
     *previews, commit = got
     assert commit.types == "f" and abs(commit.arg - 0.9) < FLOAT32, commit
@@ -221,8 +245,7 @@ def test_previews_are_conflated_to_60_a_second_per_thumb_and_the_commit_follows(
     assert len(previews) >= 10, f"{len(previews)} previews for {moves} moves over {elapsed:.2f} s"
     assert len(previews) <= moves / 2, f"{len(previews)} previews for {moves} moves: not conflated"
     assert len(previews) <= 60 * (elapsed + 0.3) + 2, f"{len(previews)} previews in {elapsed:.2f} s: more than 60 a second"
-    gaps = [b.time - a.time for a, b in zip(previews, previews[1:])]
-    assert min(gaps) >= 0.012, f"two previews {min(gaps) * 1000:.1f} ms apart (at most 60 a second per thumb)"
+    assert_a_window_apart(previews)
     values = [m.arg for m in previews]
     assert all(m.types == "f" for m in previews)
     assert all(0.5 - FLOAT32 <= v <= 0.9 + FLOAT32 for v in values), values
@@ -240,7 +263,7 @@ def test_a_pending_preview_is_dropped_when_the_commit_goes_out(osc, connect):
     ann.drag("gain", "end", dx=0.45)
     ann.expect(has_change("gain", by=ann.id, state=value_is(0.95)))
     bridge.receiver.wait_for(lambda m: m.address == "/demo/gain" and same(m.arg, 0.95), what="the commit")
-    got = bridge.receiver.quiet(0.4)
+    got = bridge.settle()
     assert same(got[-1].arg, 0.95), f"a preview went out after the commit: {got[-3:]}"
     assert [m for m in got if same(m.arg, 0.95)] == [got[-1]], got
 
@@ -258,14 +281,15 @@ def test_previews_are_conflated_per_thumb(osc, connect):
             time.sleep(pause)
         ann.drag("color", "move", thumb="red", dx=round(0.6 * i / moves, 4))
         bob.drag("color", "move", thumb="green", dx=round(0.2 * i / moves, 4))
-    time.sleep(0.15)
-    got = bridge.receiver.since()
+    # Each thumb's last window closes and its last position goes out.
+    for address, last in (("/demo/color/red", 0.8), ("/demo/color/green", 0.6)):
+        bridge.receiver.wait_for(lambda m: m.address == address and same(m.arg, last), what=f"{address}'s last preview")
+    got = bridge.settle()
     assert set(addresses(got)) == {"/demo/color/red", "/demo/color/green", "/demo/color/hex"}, set(addresses(got))
     for address, last in (("/demo/color/red", 0.8), ("/demo/color/green", 0.6)):  # on the 1/255 grid
         mine = [m for m in got if m.address == address]
         assert 8 <= len(mine) <= moves / 2, f"{len(mine)} previews of {address} for {moves} moves"
-        gaps = [b.time - a.time for a, b in zip(mine, mine[1:])]
-        assert min(gaps) >= 0.012, f"two previews of {address} {min(gaps) * 1000:.1f} ms apart"
+        assert_a_window_apart(mine)
         assert same(mine[-1].arg, last), (address, mine[-1])
     ann.drag("color", "cancel", thumb="red")
     bob.drag("color", "cancel", thumb="green")
@@ -284,13 +308,13 @@ def test_a_batch_sends_one_set_of_messages_per_control_it_changed(osc, connect, 
     ann.expect_ack(ann.set("gain", 0.8))
     ann.expect_ack(ann.step("size", 2))
     bridge.receiver.wait_address("/demo/size/index")
-    bridge.receiver.quiet(0.2)
+    bridge.settle()
     commits = bridge.metric(sent("commit"))
     bridge.receiver.mark()
     ann.expect_ack(preset("recall"))  # one commit: gain and size back, the rest unchanged
     bridge.receiver.wait_address("/demo/size/index")
     bridge.receiver.wait_address("/demo/gain")
-    got = bridge.receiver.quiet(0.4)
+    got = bridge.settle()
     assert sorted((m.address, m.types, m.arg) for m in got) == sorted(
         [("/demo/size", "f", 60.0), ("/demo/size/index", "i", 2), ("/demo/gain", "f", 0.5)]), got
     assert bridge.metric(sent("commit")) == commits + 3
@@ -307,7 +331,7 @@ def test_a_cancelled_drag_sends_the_committed_value_back_and_no_commit(osc, conn
     ann.drag("gain", "cancel")
     snapped = bridge.receiver.wait_for(lambda m: m.address == "/demo/gain", start=index)
     assert abs(snapped.arg - 0.5) < FLOAT32, f"a cancel sends the committed 0.5, not {snapped}"
-    got = bridge.receiver.quiet(0.4)
+    got = bridge.settle()
     assert addresses(got) == ["/demo/gain"], got
     assert bridge.metric(sent("commit")) == commits
     assert bridge.state("gain") == {"value": 0.5}
@@ -329,14 +353,14 @@ def test_a_preview_carries_the_dragged_thumbs_messages_only(osc, connect, contro
     for address, (types, value) in preview.items():
         bridge.receiver.wait_for(lambda m: m.address == address and m.types == types and same(m.args[0], value),
                                  what=f"{address} ,{types} {value}")
-    got = bridge.receiver.quiet(0.3)
+    got = bridge.settle()
     assert set(addresses(got)) == set(preview), got
     index = bridge.receiver.mark()
     ann.drag(control, "end", thumb=thumb)
     ann.expect(has_change(control, by=ann.id))
     commit_addresses = [a for a, _, _ in DEMO_DUMP if a.startswith(f"/demo/{control}")]
     bridge.receiver.wait_address(commit_addresses[-1], start=index)
-    got = bridge.receiver.quiet(0.3)
+    got = bridge.settle()
     assert addresses(got)[-len(commit_addresses):] == commit_addresses, got
 
 
@@ -345,7 +369,7 @@ def test_a_preview_carries_the_dragged_thumbs_messages_only(osc, connect, contro
 # --------------------------------------------------------------------------
 
 
-def dump_of(receiver: OSCReceiver, room: str = "demo", start: int | None = None, timeout: float = 5.0) -> list[Received]:
+def dump_of(receiver: OSCReceiver, room: str = "demo", start: int | None = None, timeout: float = 30.0) -> list[Received]:
     """The messages of `room` from `start` up to and with its next /ROOM/dump/end."""
     end = receiver.wait_address(f"/{room}/dump/end", timeout=timeout, start=start)
     got = receiver.since(start)
@@ -498,17 +522,16 @@ def test_osc_sets_and_steps_apply_like_a_websocket_clients(osc, connect, message
     for address, value, types in messages:
         sender.send(address, value, types=types)
     if out is None:  # nothing changes: no commit, nothing out
-        bridge.wait_metric("tandem_osc_received_total", lambda v: v >= len(messages))
-        time.sleep(0.3)
+        got = bridge.settle()  # after the barrier, the messages sent before it have been handled
         assert bridge.state(control) == state and bridge.room()["rev"] == rev
-        assert bridge.receiver.quiet(0.2) == []
+        assert got == []
         return
     frame = ann.expect(has_change(control, by="osc"))
     got_state = find_change(frame, control)["state"]
     assert got_state.keys() == state.keys() and all(got_state[k] == pytest.approx(v, abs=1e-12) if not isinstance(v, str) else got_state[k] == v
                                                     for k, v in state.items()), got_state
     bridge.receiver.wait_address(out[-1][0])
-    got = bridge.receiver.quiet(0.3)
+    got = bridge.settle()
     assert [(m.address, m.types) for m in got] == [(a, t) for a, t, _ in out], got
     for message, (_, _, value) in zip(got, out):
         assert same(message.arg, value), message
@@ -540,12 +563,14 @@ SYNTH_STEPS = [
 ]
 
 
+SYNTH_DUMP = 5  # cutoff, filter, pad/x, pad/y, hit
+
+
 def test_toggles_xy_pads_buttons_and_log_sliders_over_osc(osc, connect):
     bridge = osc()
     response = bridge.server.request("POST", "/api/rooms", json.dumps(SYNTH))
     assert response.status == 201, response
     bridge.receiver.wait_address("/synth/dump/end")
-    bridge.receiver.quiet(0.1)
     ann = connect(bridge.server, name="Ann", room="synth")
     sender = bridge.sender()
     for (address, value, types), expected, out in SYNTH_STEPS:
@@ -557,7 +582,7 @@ def test_toggles_xy_pads_buttons_and_log_sliders_over_osc(osc, connect):
             before = bridge.metric(dropped(expected))
             sender.send(address, *args, types=types or None)
             bridge.wait_metric(dropped(expected), lambda v: v == before + 1)
-            assert bridge.receiver.quiet(0.2) == [], what
+            assert bridge.settle("synth", SYNTH_DUMP) == [], what
             continue
         sender.send(address, *args, types=types or None)
         control, state = expected
@@ -565,7 +590,7 @@ def test_toggles_xy_pads_buttons_and_log_sliders_over_osc(osc, connect):
         got = find_change(frame, control)["state"]
         assert got.keys() == state.keys() and all(got[k] == pytest.approx(v, abs=1e-9) for k, v in state.items()), (what, got)
         bridge.receiver.wait_address(out[-1][0], start=start)
-        messages = bridge.receiver.quiet(0.2)
+        messages = bridge.settle("synth", SYNTH_DUMP)
         assert [(m.address, m.types) for m in messages] == [(a, t) for a, t, _ in out], (what, messages)
         assert all(same(m.arg, v) for m, (_, _, v) in zip(messages, out)), (what, messages)
 
@@ -650,9 +675,9 @@ def test_an_osc_set_of_a_thumb_a_websocket_client_holds_is_dropped_busy(osc, con
     bridge.wait_metric(dropped("busy"), lambda v: v == busy + 1)
     bridge.server.wait_for_log(drop_line(sender, "busy"))
     assert bridge.state("gain") == {"value": 0.5} and bridge.room()["rev"] == rev
-    bob.drain(200)
+    assert bridge.settle() == []
+    bob.assert_alive()  # a barrier on Bob's connection: an update the drop made would have come before this ack
     assert not any(find_change(f, "gain") for f in bob.history), "nothing changed"
-    assert bridge.receiver.quiet(0.2) == []
     # Released, the same set applies.
     bob.drag("gain", "end")
     bob.expect(has_change("gain", by=bob.id, state=value_is(0.7)))
@@ -694,7 +719,7 @@ def test_a_bad_message_is_dropped_counted_and_logged_and_the_server_keeps_servin
     bridge.wait_metric(dropped(reason), lambda v: v == before + 1)
     bridge.server.wait_for_log(drop_line(sender, reason))
     assert bridge.room()["rev"] == rev, "a drop is never half applied"
-    assert bridge.receiver.quiet(0.2) == []
+    assert bridge.settle() == []
     # Still serving: HTTP, a WebSocket member, and OSC from the same sender.
     assert healthz(bridge.server.port) == 200
     ann.assert_alive()
@@ -720,23 +745,39 @@ def test_nil_is_no_argument(osc):
     assert bridge.metric(dropped("wrong_count")) == 1
 
 
+def dump_answered(bridge: OSCServer, asker: OSCSender) -> int:
+    """Asks for /demo/dump until one is answered; how many were asked. A barrier behind a
+    flood: the server reads its socket in order, so once a dump asked for after the flood
+    comes back, every datagram of the flood that reached the server has been handled. A
+    request the kernel dropped (the buffer still full) is asked again after a while; one
+    that was only slow is answered twice, which costs nothing."""
+    asked = 0
+    while True:
+        start = bridge.receiver.count()
+        asker.send("/demo/dump")
+        asked += 1
+        try:
+            bridge.receiver.wait_address("/demo/dump/end", start=start, timeout=2)
+            return asked
+        except AssertionError:
+            assert asked < 30, "no dump asked for after the flood was answered"
+
+
 def test_datagrams_the_kernel_dropped_are_counted_as_overflow(osc):
     bridge = osc()
     sender = bridge.sender()
+    dumps = bridge.metric(sent("dump"))
     # Back to back, unpaced: past the socket's receive buffer, the kernel drops some (how many depends on the machine).
-    sent = 20000
-    for i in range(sent):
+    flood = 20000
+    for i in range(flood):
         sender.send("/demo/nope", i)
-    time.sleep(0.3)
-    # The kernel tells its count with the next datagram it queues.
-    sender.send("/demo/nope", -1)
-    sent += 1
+    # The kernel tells its count with the next datagram it queues: the dump requests after the flood.
+    asked = dump_answered(bridge, bridge.sender())
     total = lambda: bridge.metric("tandem_osc_received_total") + bridge.metric(dropped("overflow"))
-    deadline = time.monotonic() + 10
-    while total() < sent and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert total() == sent, (bridge.metric("tandem_osc_received_total"), bridge.metric(dropped("overflow")))
-    assert bridge.metric(dropped("unknown_control")) == bridge.metric("tandem_osc_received_total")
+    bridge.wait_metric("tandem_osc_received_total", lambda _: total() == flood + asked)
+    answered = (bridge.metric(sent("dump")) - dumps) / (len(DEMO_DUMP) + 1)
+    assert 1 <= answered <= asked
+    assert bridge.metric(dropped("unknown_control")) + answered == bridge.metric("tandem_osc_received_total")
     if bridge.metric(dropped("overflow")) > 0:
         bridge.server.wait_for_log(r"warn osc: dropped \d+ datagram\(s\) before this server read them: overflow: ")
 
@@ -745,25 +786,29 @@ def test_a_flood_is_rate_limited_its_log_lines_too_and_the_server_keeps_serving(
     bridge = osc()
     ann = connect(bridge.server, name="Ann")
     sender = bridge.sender()
+    dumps = bridge.metric(sent("dump"))
     started = time.monotonic()
-    # 3000 sets in about half a second, ten times the limit: in runs of 50 that the
-    # server's receive buffer holds, so that the kernel drops none of them.
+    # The scenario: 3000 sets in about half a second, ten times the limit, in runs of 50
+    # that the server's receive buffer holds on a quiet machine (on a busy one the kernel
+    # may drop some: those count as overflow, not as received).
     for i in range(3000):
         sender.send("/demo/gain", (i % 100) / 100)
         if i % 50 == 49:
             time.sleep(0.005)
-    bridge.wait_metric(dropped("rate_limited"), lambda v: v > 0)
-    # Settled: everything that reached the server has been handled.
-    received, previous = bridge.metric("tandem_osc_received_total"), -1.0
-    while received != previous:
-        time.sleep(0.3)
-        received, previous = bridge.metric("tandem_osc_received_total"), received
+    bridge.server.wait_for_log(r"osc: dropped from .*: rate_limited: ")
+    first_line_seen = time.monotonic()  # the log throttle's window began at or before this
+    # Settled: every datagram of the flood that reached the server has been handled.
+    asked = dump_answered(bridge, bridge.sender())
     elapsed = time.monotonic() - started
+    answered = (bridge.metric(sent("dump")) - dumps) / (len(DEMO_DUMP) + 1)
+    received = bridge.metric("tandem_osc_received_total") - answered
     applied = bridge.metric("tandem_osc_applied_total")
     limited = bridge.metric(dropped("rate_limited"))
+    assert 1 <= answered <= asked
     assert applied + limited == received, (applied, limited, received)
     assert applied <= 600 + 300 * elapsed + 10, f"{applied} applied in {elapsed:.2f} s: past 300/s with a burst of 600"
-    assert limited >= 1000, f"only {limited} of {received} received were rate limited"
+    assert applied >= min(600, received), f"only {applied} applied: the burst of 600 was not let through"
+    assert limited > 0
     # Still serving.
     assert healthz(bridge.server.port) == 200
     ann.assert_alive()
@@ -775,18 +820,18 @@ def test_a_flood_is_rate_limited_its_log_lines_too_and_the_server_keeps_serving(
     lines = bridge.server.log_lines(r"osc: dropped from .*: rate_limited: ")
     assert 1 <= len(lines) <= 10 * (time.monotonic() - started + 1) + 5, f"{len(lines)} drop lines for {limited} drops"
     assert bridge.metric("tandem_log_lines_suppressed_total") >= limited - len(lines) - 10
-    # Once the bucket refills, the sender is heard again.
+    # Once the bucket refills (the scenario: 300 a second), the sender is heard again.
     time.sleep(2.5)
     sender.send("/demo/gain", 0.33)
     ann.expect(has_change("gain", by="osc", state=value_is(0.33)))
     # The next logged drop of the kind, once the log throttle's window is over (5 lines a kind
-    # per 10 s), says how many were left out before it.
-    time.sleep(max(0.0, started + 10.5 - time.monotonic()))
+    # per 10 s from the first), says how many were left out before it.
+    time.sleep(max(0.0, first_line_seen + 10.5 - time.monotonic()))
     for i in range(1500):
         sender.send("/demo/gain", (i % 100) / 100)
         if i % 50 == 49:
             time.sleep(0.005)
-    line = bridge.server.wait_for_log(r"osc: dropped from .*: rate_limited: .*\((\d+) more like it left out\)", timeout=5)
+    line = bridge.server.wait_for_log(r"osc: dropped from .*: rate_limited: .*\((\d+) more like it left out\)")
     assert int(re.search(r"\((\d+) more like it left out\)", line).group(1)) > 100, line
 
 
@@ -877,17 +922,18 @@ def test_every_osc_send_target_gets_every_commit(start_server, connect):
         for receiver in (first, second):
             out = receiver.wait_address("/demo/gain")
             assert out.types == "f" and out.arg == 0.25
-            assert addresses(receiver.quiet(0.3)) == ["/demo/gain"]
         assert server.metrics()[sent("commit")] == commits + 2, "one message per target"
         # A dump asked for goes to every target too.
         port = int(LISTEN_LINE.search(server.wait_for_log(LISTEN_LINE.search)).group(2))
         asker = OSCSender(port)
         try:
-            starts = [receiver.mark() for receiver in (first, second)]
             asker.send("/demo/dump")
             states = [(a, t, 0.25 if a == "/demo/gain" else v) for a, t, v in DEMO_DUMP]
-            for receiver, start in zip((first, second), starts):
-                assert_demo_dump(dump_of(receiver, start=start), revision=1, states=states)
+            for receiver in (first, second):
+                # Since the mark before the set: its one commit, then the dump (the barrier).
+                got = dump_of(receiver)
+                assert [(m.address, m.arg) for m in got[:1]] == [("/demo/gain", 0.25)], got
+                assert_demo_dump(got[1:], revision=1, states=states)
         finally:
             asker.close()
     finally:

@@ -12,7 +12,7 @@ import pytest
 
 from cluster import free_port
 from helpers import has_change
-from osc_peer import OSCReceiver, OSCSender
+from osc_peer import OSCReceiver, OSCSender, dump_barrier
 from test_cluster import cluster, join, redis  # noqa: F401 (fixtures)
 
 
@@ -23,49 +23,74 @@ def receiver():
     made.close()
 
 
-def gain_commits(messages, value):
-    return [m for m in messages if m.address == "/demo/gain" and m.arg == pytest.approx(value, abs=1e-6)]
+def is_gain(value):
+    return lambda m: m.address == "/demo/gain" and m.arg == pytest.approx(value, abs=1e-6)
+
+
+def sent(node, kind: str) -> float:
+    return node.metrics().get(f'tandem_osc_sent_total{{kind="{kind}"}}', 0.0)
 
 
 def test_each_commit_goes_out_once_from_the_owner_and_osc_writes_reach_every_node(cluster, join, receiver):
-    listen = free_port()
-    n1 = cluster.start_node("n1", "--osc-send", receiver.url, "--osc-previews")
+    listen1, listen2 = free_port(), free_port()
+    n1 = cluster.start_node("n1", "--osc-send", receiver.url, "--osc-previews",
+                            "--osc-listen", f"udp://127.0.0.1:{listen1}")
     n2 = cluster.start_node("n2", "--osc-send", receiver.url, "--osc-previews",
-                            "--osc-listen", f"udp://127.0.0.1:{listen}")
+                            "--osc-listen", f"udp://127.0.0.1:{listen2}")
     ann = join(n1, "Ann")
     owner = cluster.wait_owner()
     assert owner == "n1"
     bob = join(n2, "Bob")
-    # The owner sent the room's dump when it took the room; nobody else did.
-    receiver.wait_address("/demo/dump/end")
-    time.sleep(0.5)
-    assert [m.address for m in receiver.since(0)].count("/demo/dump/end") == 1
-
-    # A drag from the node that does not own the room: one commit message, previews once each.
-    receiver.mark()
-    bob.drag("gain", "begin")
-    for i in range(1, 21):
-        bob.drag("gain", "move", dx=0.01 * i)
-        time.sleep(0.01)
-    end = bob.drag("gain", "end")
-    bob.expect_ack(end)
-    ann.expect(has_change("gain", by=bob.id))
-    messages = receiver.quiet(0.5)
-    assert len(gain_commits(messages, 0.7)) == 1, messages
-    previews = [m for m in messages if m.address == "/demo/gain"][:-1]
-    assert 1 <= len(previews) <= 20
-    times = [m.time for m in previews]
-    assert all(b - a >= 0.012 for a, b in zip(times, times[1:])), times
-
-    # An OSC write to the node that does not own the room: applied by the owner,
-    # seen by the members on both nodes and sent out once.
-    receiver.mark()
-    ann.mark()
-    bob.mark()
-    sender = OSCSender(listen)
+    # Barriers: a dump asked of each node (osc_peer.dump_barrier) comes after everything
+    # that node sent before it, so "nothing else came" is checked against an event.
+    to_n1, to_n2 = OSCSender(listen1), OSCSender(listen2)
     try:
-        sender.send("/demo/name", "Patch")
-        sender.send("/demo/gain", 0.25)
+        # The owner sent the room's dump when it took the room; nobody else did.
+        receiver.wait_address("/demo/dump/end", start=0)
+        [before] = dump_barrier([receiver], to_n1, to_n2)
+        assert [m.address for m in before].count("/demo/dump/end") == 1, before
+
+        # A drag from the node that does not own the room: previews and one commit, once each.
+        receiver.mark()
+        commits = {node.name: sent(node, "commit") for node in (n1, n2)}
+        previewed = {node.name: sent(node, "preview") for node in (n1, n2)}
+        bob.drag("gain", "begin")
+        for i in range(1, 21):  # the scenario: a hand's moves, 10 ms apart
+            bob.drag("gain", "move", dx=0.01 * i)
+            time.sleep(0.01)
+        # The last move's preview goes out when its window ends; waiting for it makes the
+        # commit the first 0.7 after the end, whatever the scheduler did to the moves.
+        receiver.wait_for(is_gain(0.7), what="the last move's preview")
+        ended = receiver.count()
+        end = bob.drag("gain", "end")
+        bob.expect_ack(end)
+        ann.expect(has_change("gain", by=bob.id))
+        receiver.wait_for(is_gain(0.7), start=ended, what="the commit")
+        [messages] = dump_barrier([receiver], to_n1, to_n2)
+        gains = [m for m in messages if m.address == "/demo/gain"]
+        split = sum(1 for m in messages[:ended - receiver._mark] if m.address == "/demo/gain")
+        previews, after_end = gains[:split], gains[split:]
+        assert [m.arg for m in after_end] == [pytest.approx(0.7, abs=1e-6)], messages
+        assert 1 <= len(previews) <= 20, messages
+        assert all(m.arg <= 0.7 + 1e-6 for m in previews), previews
+        # Only the owner sent: its counters moved by one commit and by the previews seen.
+        assert sent(n1, "commit") == commits["n1"] + 1
+        assert sent(n1, "preview") == previewed["n1"] + len(previews)
+        assert (sent(n2, "commit"), sent(n2, "preview")) == (commits["n2"], previewed["n2"])
+        # At most 60 a second: previews are a window apart on the owner's clock. The
+        # kernel's arrival times can only bunch by how late the first went out, so the
+        # span is checked, with that slack, rather than each gap.
+        times = [m.time for m in previews]
+        if len(times) >= 2:
+            assert times[-1] - times[0] >= (len(times) - 1) / 60 - 0.05, times
+
+        # An OSC write to the node that does not own the room: applied by the owner,
+        # seen by the members on both nodes and sent out once.
+        receiver.mark()
+        ann.mark()
+        bob.mark()
+        to_n2.send("/demo/name", "Patch")
+        to_n2.send("/demo/gain", 0.25)
         for member in (ann, bob):
             frame = member.expect(lambda f: any(c["control"] == "gain" and c.get("by", "").startswith("n2.osc")
                                                 for c in f.get("changes", [])), what="the OSC write")
@@ -74,31 +99,32 @@ def test_each_commit_goes_out_once_from_the_owner_and_osc_writes_reach_every_nod
             assert change["by"].startswith("n2.osc")
         joined = [p for f in ann.history for p in f.get("joined") or []]
         assert any(p["name"] == "Patch" and p["client"].startswith("n2.osc") for p in joined), joined
-        messages = receiver.quiet(0.5)
-        assert len(gain_commits(messages, 0.25)) == 1, messages
+        receiver.wait_for(is_gain(0.25), what="the OSC write's commit")
+        [messages] = dump_barrier([receiver], to_n1, to_n2)
+        assert len([m for m in messages if is_gain(0.25)(m)]) == 1, messages
         assert [c["client"] for c in cluster.history()][-1].startswith("n2.osc")
 
         # A refusal from the owner comes back to the node the write came to: dropped with its reason.
-        bob.drag("gain", "begin")
+        bob.expect_ack(bob.drag("gain", "begin"))  # the owner holds the thumb for Bob once this is acked
         bob.drag("gain", "move", dx=0.1)
-        time.sleep(0.3)
-        sender.send("/demo/gain", 0.9)
+        to_n2.send("/demo/gain", 0.9)
         n2.wait_for_log(r"osc: dropped from n2\.osc[.0-9]*: busy: ")
-        bob.drag("gain", "end")
+        bob.expect_ack(bob.drag("gain", "end"))
 
         # /demo/dump is answered by the node it reaches, once.
         receiver.mark()
-        sender.send("/demo/dump")
+        to_n2.send("/demo/dump")
         receiver.wait_address("/demo/dump/end")
-        messages = receiver.quiet(0.5)
-        assert [m.address for m in messages].count("/demo/dump/end") == 1
+        [messages] = dump_barrier([receiver], to_n1, to_n2)
+        assert [m.address for m in messages].count("/demo/dump/end") == 1, messages
 
         # A room created on one node is dumped once, by that node.
         receiver.mark()
         room = {"id": "studio", "title": "Studio", "controls": [{"id": "volume", "type": "slider", "min": 0, "max": 10}]}
         assert n2.request("POST", "/api/rooms", json.dumps(room)).status == 201
         receiver.wait_address("/studio/dump/end")
-        messages = receiver.quiet(0.5)
+        [messages] = dump_barrier([receiver], to_n1, to_n2, room="studio", dump_length=1)
         assert [m.address for m in messages] == ["/studio/volume", "/studio/dump/end"], messages
     finally:
-        sender.close()
+        to_n1.close()
+        to_n2.close()
