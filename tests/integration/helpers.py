@@ -36,6 +36,28 @@ START_LINE = re.compile(r"^info tandem listening on https?://\S+?:(\d+) rooms=")
 Frame = dict[str, Any]
 Predicate = Callable[[Frame], bool]
 
+# How long a wait for something the server will do may take before the test
+# fails: a bound only a real hang reaches, never a guess at how fast the
+# server is (a loaded machine can be slow by seconds). A wait that ends when
+# its event comes costs nothing more for it. Checks that something does *not*
+# happen never sleep for a while: they wait for a later answer the server must
+# send in order (`Client.barrier`, `TandemServer.wait_housekeeping`).
+WAIT = 30.0
+START_WAIT = 60.0
+
+
+def wait_until(condition: Callable[[], Any], timeout: float = WAIT, interval: float = 0.05, what: str = "") -> Any:
+    """Polls `condition()` until it returns something truthy, which is returned;
+    fails after `timeout` s with `what` (and the last value) in the message."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not {what or 'true'} within {timeout} s (last: {value!r})")
+        time.sleep(interval)
+
 
 # --------------------------------------------------------------------------
 # The server process
@@ -49,7 +71,7 @@ class ServerStartError(RuntimeError):
 class TandemServer:
     """A running `tandem --port 0 ...`, its stderr collected line by line by a reader thread."""
 
-    def __init__(self, binary: Path, flags: Iterable[str] = (), cwd: Path = ROOT, start_timeout: float = 10.0):
+    def __init__(self, binary: Path, flags: Iterable[str] = (), cwd: Path = ROOT, start_timeout: float = START_WAIT):
         self.flags = list(flags)
         if "--data" not in self.flags:
             self.flags += ["--data", ":memory:"]  # each test starts from the initial rooms
@@ -90,7 +112,7 @@ class TandemServer:
         with self._lines_changed:
             self._lines_changed.notify_all()
 
-    def wait_for_log(self, predicate: Callable[[str], Any] | str, timeout: float = 5.0, start: int = 0) -> str:
+    def wait_for_log(self, predicate: Callable[[str], Any] | str, timeout: float = WAIT, start: int = 0) -> str:
         """The first stderr line from index `start` on that matches `predicate` (a callable or a regex)."""
         if isinstance(predicate, str):
             pattern = re.compile(predicate)
@@ -135,13 +157,13 @@ class TandemServer:
     def send_signal(self, sig: int) -> None:
         self.proc.send_signal(sig)
 
-    def wait_exit(self, timeout: float = 5.0) -> int | None:
+    def wait_exit(self, timeout: float = WAIT) -> int | None:
         try:
             return self.proc.wait(timeout)
         except subprocess.TimeoutExpired:
             return None
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 5.0) -> int | None:
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = WAIT) -> int | None:
         """Sends `sig` and waits up to `timeout` s; the exit status, or None (then the process is killed)."""
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
@@ -163,7 +185,7 @@ class TandemServer:
     # -- HTTP
 
     def request(self, method: str, path: str, body: bytes | str | None = None,
-                headers: dict[str, str] | None = None, timeout: float = 5.0) -> "HTTPResponse":
+                headers: dict[str, str] | None = None, timeout: float = WAIT) -> "HTTPResponse":
         return http_request(self.port, method, path, body, headers, timeout)
 
     def get(self, path: str) -> "HTTPResponse":
@@ -173,6 +195,30 @@ class TandemServer:
         response = self.get("/metrics")
         assert response.status == 200, response
         return parse_prometheus(response.text)
+
+    def wait_metric(self, name: str, predicate: Callable[[float], bool], timeout: float = WAIT) -> float:
+        """Polls /metrics until sample `name` exists and satisfies `predicate`; its value."""
+        last: list[float | None] = [None]
+
+        def holds() -> bool:
+            last[0] = self.metrics().get(name)
+            return last[0] is not None and predicate(last[0])
+
+        try:
+            wait_until(holds, timeout)
+        except AssertionError:
+            raise AssertionError(f"{name} = {last[0]} after {timeout} s") from None
+        return last[0]  # type: ignore[return-value]
+
+    def wait_housekeeping(self, runs: int = 1, timeout: float = WAIT) -> None:
+        """Returns once the server's housekeeping (every 250 ms: expired tokens,
+        lapsed holds, slow consumers, rate-limit windows) has run `runs` whole
+        times after this call: whatever a run does about the state as of now is
+        done. Read from tandem_event_loop_lag_seconds_count, which each run
+        observes first: the run counted C+1 started after the count C was read,
+        and ended before run C+2 started."""
+        now = self.metrics()["tandem_event_loop_lag_seconds_count"]
+        self.wait_metric("tandem_event_loop_lag_seconds_count", lambda count: count >= now + runs + 1, timeout)
 
 
 class HTTPResponse:
@@ -196,7 +242,7 @@ class HTTPResponse:
 
 
 def http_request(port: int, method: str, path: str, body: bytes | str | None = None,
-                 headers: dict[str, str] | None = None, timeout: float = 5.0) -> HTTPResponse:
+                 headers: dict[str, str] | None = None, timeout: float = WAIT) -> HTTPResponse:
     """One request via urllib.request; HTTP errors are answers too. The path is sent as given."""
     data = body.encode() if isinstance(body, str) else body
     request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method=method, headers=headers or {})
@@ -209,7 +255,7 @@ def http_request(port: int, method: str, path: str, body: bytes | str | None = N
         return HTTPResponse(error.code, {k.lower(): v for k, v in error.headers.items()}, error.read())
 
 
-def raw_http_get(port: int, path: str, timeout: float = 5.0) -> HTTPResponse | None:
+def raw_http_get(port: int, path: str, timeout: float = WAIT) -> HTTPResponse | None:
     """A GET with the path exactly as written (no normalisation); None if the server hung up without answering."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
@@ -245,7 +291,7 @@ def open_websocket(url: str, subprotocols: list[str] | None = (SUBPROTOCOL,), **
 
     Use as `with open_websocket(url) as ws: ...`.
     """
-    kwargs.setdefault("open_timeout", 5)
+    kwargs.setdefault("open_timeout", WAIT)
     kwargs.setdefault("close_timeout", 2)
     return ws_connect(url, subprotocols=list(subprotocols) if subprotocols else None, legacy=False, **kwargs)
 
@@ -263,7 +309,7 @@ class Client:
         self.seq = 0
         self.history: list[Frame] = []
         self._mark = 0
-        self.welcome = self._recv_json(5.0)
+        self.welcome = self._recv_json(WAIT)
         assert self.welcome.get("type") == "welcome", f"first frame is not a welcome: {self.welcome}"
         self.id: str = self.welcome["client"]
 
@@ -301,7 +347,7 @@ class Client:
         assert isinstance(frame, dict), f"a frame is not a JSON object: {raw:.200}"
         return frame
 
-    def recv(self, timeout: float = 5.0) -> Frame:
+    def recv(self, timeout: float = WAIT) -> Frame:
         frame = self._recv_json(timeout)
         self.history.append(frame)
         return frame
@@ -311,7 +357,7 @@ class Client:
         self._mark = len(self.history)
         return self._mark
 
-    def expect(self, predicate: Predicate, timeout: float = 5.0, since: int | None = None, what: str = "") -> Frame:
+    def expect(self, predicate: Predicate, timeout: float = WAIT, since: int | None = None, what: str = "") -> Frame:
         """The first frame from `since` (default: the last mark) that matches, reading more as needed."""
         start = self._mark if since is None else since
         for frame in self.history[start:]:
@@ -332,7 +378,10 @@ class Client:
         raise AssertionError(f"{self.id}: no frame {what or 'matching'} within {timeout} s; frames since mark:\n{seen}")
 
     def drain(self, ms: float = 200) -> list[Frame]:
-        """Every frame that arrives within `ms` milliseconds of the last one (or of now)."""
+        """Every frame that arrives within `ms` milliseconds of the last one (or of now).
+
+        Not a proof that nothing more is coming (a loaded server may be slower
+        than `ms`): for that, use `barrier`."""
         frames = []
         while True:
             try:
@@ -340,10 +389,26 @@ class Client:
             except TimeoutError:
                 return frames
 
-    def expect_ack(self, seq: int, timeout: float = 5.0) -> Frame:
+    def expect_ack(self, seq: int, timeout: float = WAIT) -> Frame:
         return self.expect(lambda f: f.get("type") == "update" and f.get("ack") == seq, timeout, what=f"with ack {seq}")
 
-    def expect_reject(self, code: str, seq: Any = ..., timeout: float = 5.0) -> Frame:
+    def expect_answer(self, seq: int, timeout: float = WAIT) -> Frame:
+        """The server's answer to message `seq`: an update acknowledging it (or a later one), or its reject."""
+        def match(f: Frame) -> bool:
+            return (f.get("type") == "update" and isinstance(f.get("ack"), int) and f["ack"] >= seq) \
+                or (f.get("type") == "reject" and f.get("seq") == seq)
+        return self.expect(match, timeout, what=f"answering seq {seq}")
+
+    def barrier(self, control: str = "size") -> Frame:
+        """Sends a harmless `step` by 0 and waits for its answer (an ack; a
+        reject in a room without `control`). The server answers a client's
+        messages in order, and an ack carries what was pending for this client,
+        so every frame the server meant for this client on account of what it
+        had received before is in `history` once this returns: assert that
+        nothing unwanted came *after* this, not after a sleep."""
+        return self.expect_answer(self.step(control, 0))
+
+    def expect_reject(self, code: str, seq: Any = ..., timeout: float = WAIT) -> Frame:
         def match(f: Frame) -> bool:
             return f.get("type") == "reject" and f.get("code") == code and (seq is ... or f.get("seq") == seq)
         return self.expect(match, timeout, what=f"reject {code} seq={seq}")
@@ -354,7 +419,7 @@ class Client:
         self.expect_ack(seq)
         assert self.ws.close_code is None
 
-    def wait_closed(self, timeout: float = 5.0) -> tuple[int | None, str | None]:
+    def wait_closed(self, timeout: float = WAIT) -> tuple[int | None, str | None]:
         """Reads until the server closes; returns the close code and reason it sent."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -381,7 +446,7 @@ def close_of(ws) -> tuple[int | None, str | None]:
     return received.code, received.reason
 
 
-def wait_closed(ws, timeout: float = 5.0) -> tuple[int | None, str | None]:
+def wait_closed(ws, timeout: float = WAIT) -> tuple[int | None, str | None]:
     """Reads raw messages until the connection closes; the close the server sent."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -476,7 +541,7 @@ class RawWebSocket:
     """
 
     def __init__(self, port: int, path: str = "/rooms/demo", rcvbuf: int | None = None,
-                 subprotocol: str | None = SUBPROTOCOL, timeout: float = 5.0):
+                 subprotocol: str | None = SUBPROTOCOL, timeout: float = WAIT):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if rcvbuf is not None:
             # Before connect, so the window advertised in the handshake is already small.
@@ -599,7 +664,7 @@ class RawWebSocket:
             pass
 
 
-def healthz(port: int, host: str = "127.0.0.1", timeout: float = 3.0) -> int | None:
+def healthz(port: int, host: str = "127.0.0.1", timeout: float = WAIT) -> int | None:
     """The status of one GET /healthz on a fresh connection, or None when it got no answer."""
     try:
         with socket.create_connection((host, port), timeout=timeout) as sock:
