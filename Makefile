@@ -2,6 +2,8 @@
 #
 #   make run    run the server on the embedded defaults (http://localhost:8080)
 #   make test   run every test
+#   make check  the build and the pure unit suites (no servers, browsers or fuzzing): the fast loop
+#   make deps   the Debian packages to build and run (make run and make test install theirs)
 #   make bench  the scenarios S1-S6 against tandem and the peers (bench/README.md)
 #   make fuzz   each libFuzzer target for FUZZ_SECONDS (docs/security.md#fuzzing)
 #   make autobahn  the Autobahn|Testsuite against the echo endpoint (docs/security.md)
@@ -31,7 +33,7 @@ TEST_PKGS += liblo-tools
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps test-deps venv build release run test test-swift test-web test-python test-cluster-protocol test-client-python test-client-js test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz cluster bench-cluster bench-osc
+.PHONY: all deps test-deps venv build release run check test test-swift test-web test-python test-cluster-protocol test-client-python test-client-js test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz cluster bench-cluster bench-osc
 
 all: build
 
@@ -57,13 +59,15 @@ $(VENV)/.installed: tests/requirements.txt
 	$(VENV)/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
 	touch $@
 
-build: deps
+# `build` and `release` only build: on a fresh machine run `make deps` once first
+# (`make run` and `make test` do it themselves).
+build:
 	$(SWIFT) build
 
-release: deps
+release:
 	$(SWIFT) build -c release --product tandem
 
-run: release
+run: deps release
 	.build/release/tandem $(ARGS)
 
 # Redis (AOF on), NODES tandem nodes on CLUSTER_PORT+1.. and HAProxy on
@@ -73,20 +77,26 @@ run: release
 NODES        ?= 3
 CLUSTER_PORT ?= 8080
 CLUSTER_ARGS ?=
-cluster: release
+cluster: deps release
 	$(call apt-install,$(CLUSTER_PKGS))
 	$(PYTHON) scripts/cluster.py --nodes $(NODES) --port $(CLUSTER_PORT) --binary .build/release/tandem $(CLUSTER_ARGS)
 
+# The fast loop: the build, the pure Swift unit suites (no server process, Redis,
+# browser or fuzzer; SQLite files in a temporary folder are fine) and the browser's
+# JavaScript unit tests. Which Swift suites start servers: CHECK_SKIP.
+CHECK_SKIP := TandemClientTests|TandemRedisTests|TandemServerTests\.(CloseCodeTests|FragmentationTests|HTTPTests|RejectTests|ShutdownTests|SlowReaderTests|TwoClientDragTests|WelcomeTests)/
+check:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --skip '$(CHECK_SKIP)'
+	node --test web/test/
+
 test: test-deps venv test-swift test-web test-python test-cluster-protocol test-client-python test-client-js test-e2e check-compose test-fuzz
 
-# Unit tests of the core and the wire, and Swift integration tests against the real server.
-# The Swift client's scenarios run on their own: its token refresh is a timed
-# task, and the other suites' blocking waits, run alongside on two cores, can
-# starve Swift's cooperative thread pool past a test token's short life.
+# Unit tests of the core and the wire, and Swift integration tests against the
+# real server: plain `swift test`, every suite in one process.
 test-swift:
 	$(SWIFT) build --product tandem
-	$(SWIFT) test --skip TandemClientTests
-	$(SWIFT) test --skip-build --filter TandemClientTests
+	$(SWIFT) test
 
 # The browser's math against the shared vectors, and its protocol logic.
 test-web:
