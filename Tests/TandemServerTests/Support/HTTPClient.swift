@@ -20,7 +20,7 @@ struct HTTPResponse {
 /// A tiny blocking HTTP/1.1 client: one request per connection (`Connection: close`).
 enum HTTPClient {
     static func request(port: Int, _ method: String, _ path: String, body: [UInt8]? = nil,
-                        contentType: String = "application/json", timeout: Double = 5) throws -> HTTPResponse {
+                        contentType: String = "application/json", timeout: Double = 30) throws -> HTTPResponse {
         let socket = try TCPSocket(port: port, timeout: timeout)
         var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let body {

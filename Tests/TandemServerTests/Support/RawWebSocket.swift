@@ -29,7 +29,7 @@ final class TCPSocket {
     private var start = 0
 
     /// Connects to `127.0.0.1:port`; `receiveBuffer` sets SO_RCVBUF before connecting.
-    init(port: Int, receiveBuffer: Int? = nil, timeout: Double = 5) throws {
+    init(port: Int, receiveBuffer: Int? = nil, timeout: Double = 30) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SocketError.system("socket", errno) }
         do {
@@ -226,7 +226,7 @@ final class RawWebSocket {
     private(set) var framesReceived = 0
 
     /// Opens `ws://127.0.0.1:port{path}` and completes the handshake.
-    init(port: Int, path: String, subprotocol: String? = "tandem.v1", receiveBuffer: Int? = nil, timeout: Double = 5) throws {
+    init(port: Int, path: String, subprotocol: String? = "tandem.v1", receiveBuffer: Int? = nil, timeout: Double = 30) throws {
         socket = try TCPSocket(port: port, receiveBuffer: receiveBuffer, timeout: timeout)
         var nonce = [UInt8](repeating: 0, count: 16)
         for i in nonce.indices { nonce[i] = UInt8.random(in: 0...255) }

@@ -17,7 +17,7 @@ final class TandemClient {
     /// Every JSON frame received after the welcome.
     private(set) var received: [JSONObject] = []
 
-    init(port: Int, room: String = "demo", name: String? = nil, receiveBuffer: Int? = nil, timeout: Double = 5) throws {
+    init(port: Int, room: String = "demo", name: String? = nil, receiveBuffer: Int? = nil, timeout: Double = 30) throws {
         var path = "/rooms/\(room)"
         if let name { path += "?name=\(name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name)" }
         socket = try RawWebSocket(port: port, path: path, receiveBuffer: receiveBuffer, timeout: timeout)
@@ -70,7 +70,7 @@ final class TandemClient {
     }
 
     /// Reads frames until one satisfies `condition` (skipping others), for at most `timeout` s.
-    func waitFor(_ what: String, timeout: Double = 5, _ condition: (JSONObject) -> Bool) throws -> JSONObject {
+    func waitFor(_ what: String, timeout: Double = 30, _ condition: (JSONObject) -> Bool) throws -> JSONObject {
         let deadline = Date().addingTimeInterval(timeout)
         var skipped: [JSONObject] = []
         while Date() < deadline {
@@ -88,14 +88,14 @@ final class TandemClient {
 
     /// The next update whose `ack` is at least `seq`.
     @discardableResult
-    func waitForAck(_ seq: Int, timeout: Double = 5) throws -> JSONObject {
+    func waitForAck(_ seq: Int, timeout: Double = 30) throws -> JSONObject {
         try waitFor("an update acking seq \(seq)", timeout: timeout) { frame in
             frame["type"] as? String == "update" && (frame["ack"] as? Int ?? 0) >= seq
         }
     }
 
     /// Reads until a close frame arrives; returns it (text frames before it are kept in `received`).
-    func waitForClose(timeout: Double = 5) throws -> Closed {
+    func waitForClose(timeout: Double = 30) throws -> Closed {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             do {
