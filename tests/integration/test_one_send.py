@@ -6,12 +6,12 @@ counts the frames it reads."""
 
 import json
 import re
-import socket
 import subprocess
 import time
 from pathlib import Path
 
-from helpers import RawWebSocket
+from barriers import WAIT
+from helpers import OP_TEXT, RawWebSocket, healthz
 
 SEND = re.compile(r"^\d+\s+(sendto|sendmsg|write|writev)\((\d+)<TCP:\[[^\]]*->127\.0\.0\.1:(\d+)\]>.*= (\d+)$")
 URING = re.compile(r"^\d+\s+io_uring_enter\(")
@@ -21,51 +21,80 @@ def traced(pid: int, log: Path) -> subprocess.Popen:
     """strace attached to `pid` (all threads), writing every send on a TCP socket to `log`."""
     proc = subprocess.Popen(["strace", "-f", "-qq", "-yy", "-e", "trace=sendto,sendmsg,write,writev,io_uring_enter", "-e", "signal=none",
                              "-o", str(log), "-p", str(pid)], stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + WAIT
     while not re.search(r"^TracerPid:\s+[1-9]", Path(f"/proc/{pid}/status").read_text(), re.M):
         assert proc.poll() is None, proc.stderr.read().decode()
         assert time.monotonic() < deadline, "strace did not attach"
-        time.sleep(0.05)
+        time.sleep(0.05)  # polling /proc until the tracer shows
     return proc
 
 
-def frames_until_quiet(client: RawWebSocket, quiet: float = 0.5) -> list[bytes]:
-    """Every frame the client reads until nothing comes for `quiet` seconds."""
-    frames: list[bytes] = []
-    client.settimeout(quiet)
+def read_until(client: RawWebSocket, frames: list[bytes], done) -> None:
+    """Reads frames into `frames` until `done(message)` holds for a whole text frame's JSON."""
+    client.settimeout(WAIT)
     while True:
-        try:
-            _, _, payload = client.read_frame()
-        except (socket.timeout, TimeoutError):
-            return frames
+        fin, opcode, payload = client.read_frame()
         frames.append(payload)
+        if fin and opcode == OP_TEXT and done(json.loads(payload)):
+            return
+
+
+def changes_size(message: dict) -> bool:
+    return any(c.get("control") == "size" for c in message.get("changes") or [])
+
+
+def gain_shown(value: float):
+    """Whether a frame has the gain drag's preview at `value`."""
+    return lambda message: any(g.get("control") == "gain" and abs(g.get("state", {}).get("value", -1) - value) < 1e-6
+                               for g in message.get("gestures") or [])
 
 
 def drive(server, tmp_path) -> tuple[Path, list[int], list[list[bytes]]]:
-    """Six clients under strace: one drags, sets and steps, everyone reads until quiet.
+    """Six clients under strace: one drags, sets and steps; everyone reads to the step's change.
     Returns strace's log, the clients' local ports and the frames each read."""
     log = tmp_path / "sends.log"
     strace = traced(server.proc.pid, log)
     clients: list[RawWebSocket] = []
     try:
-        clients = [RawWebSocket(server.port, path=f"/rooms/demo?name=p{i}") for i in range(6)]
+        clients = [RawWebSocket(server.port, path=f"/rooms/demo?name=p{i}", timeout=WAIT) for i in range(6)]
+        received: list[list[bytes]] = [[] for _ in clients]
         ann = clients[0]
         seq = 0
 
-        def send(message: dict) -> None:
+        def send(message: dict) -> int:
             nonlocal seq
             seq += 1
             ann.send_text(json.dumps({"seq": seq, **message}, separators=(",", ":")))
+            return seq
 
-        time.sleep(0.3)
+        def acked(upto: int):
+            return lambda message: (message.get("ack") or 0) >= upto
+
+        # Everyone is in the room, welcomed, before Ann begins.
+        for client, frames in zip(clients, received):
+            read_until(client, frames, lambda message: message.get("type") == "presets")
         send({"type": "drag", "control": "gain", "phase": "begin"})
-        for k in range(30):
+        for k in range(1, 31):
+            # One move per round: the next leaves once a receiver has this one.
             send({"type": "drag", "control": "gain", "phase": "move", "dx": k / 100})
-            time.sleep(0.004)
+            read_until(clients[1], received[1], gain_shown(0.5 + k / 100))
         send({"type": "drag", "control": "gain", "phase": "end"})
         send({"type": "set", "control": "color", "value": "#123456"})
-        send({"type": "step", "control": "size", "by": 1})
-        received = [frames_until_quiet(c) for c in clients]
+        last = send({"type": "step", "control": "size", "by": 1})
+        # The step is the last thing anyone is told of: its change (and, to Ann, its ack) ends each client's frames.
+        told = {"ack": False, "size": False}
+
+        def ann_done(message: dict) -> bool:
+            told["ack"] |= acked(last)(message)
+            told["size"] |= changes_size(message)
+            return told["ack"] and told["size"]
+
+        read_until(ann, received[0], ann_done)
+        for client, frames in zip(clients[1:], received[1:]):
+            read_until(client, frames, changes_size)
+        # The loop thread stops at each traced send until strace has logged it:
+        # once it has answered this, every send to the clients is in the log.
+        assert healthz(server.port, timeout=WAIT) == 200
         ports = [c.sock.getsockname()[1] for c in clients]
     finally:
         strace.terminate()
