@@ -11,6 +11,8 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
+from helpers import WAIT
+
 
 @dataclass
 class RawResponse:
@@ -36,20 +38,22 @@ def _parse(data: bytes) -> tuple[int | None, dict[str, str], bytes]:
     return (int(match.group(1)) if match else None), headers, body
 
 
-def send(port: int, data: bytes, address: str = "127.0.0.1", timeout: float = 5.0,
-         source: str | None = None) -> RawResponse:
-    """Sends `data` and reads one answer: until its Content-Length is in, the
-    server closes, or `timeout` passes."""
+def send(port: int, data: bytes, address: str = "127.0.0.1", timeout: float = WAIT,
+         source: str | None = None, head_only: bool = False) -> RawResponse:
+    """Sends `data` and reads one answer: until its Content-Length is in (an
+    answer without a body, or to a HEAD when `head_only`: until its head is
+    in), the server closes, or `timeout` passes (a bound only a hang reaches:
+    an answer that is complete ends the wait)."""
     sock = socket.create_connection((address, port), timeout=timeout, source_address=(source, 0) if source else None)
     start = time.monotonic()
     try:
         sock.sendall(data)
-        return read_answer(sock, start, timeout)
+        return read_answer(sock, start, timeout, head_only=head_only)
     finally:
         sock.close()
 
 
-def read_answer(sock: socket.socket, start: float, timeout: float) -> RawResponse:
+def read_answer(sock: socket.socket, start: float, timeout: float, head_only: bool = False) -> RawResponse:
     received = b""
     closed = False
     deadline = start + timeout
@@ -67,6 +71,9 @@ def read_answer(sock: socket.socket, start: float, timeout: float) -> RawRespons
             break
         received += chunk
         status, headers, body = _parse(received)
+        if b"\r\n\r\n" in received and (head_only or status in (101, 204, 304)) \
+                and headers.get("connection", "").lower() != "close":
+            break  # an answer without a body (after a 101, what follows is WebSocket frames)
         if status is not None and b"\r\n\r\n" in received and "content-length" in headers \
                 and len(body) >= int(headers["content-length"]) and headers.get("connection", "").lower() != "close":
             break
@@ -75,7 +82,7 @@ def read_answer(sock: socket.socket, start: float, timeout: float) -> RawRespons
 
 
 def request(port: int, method: str, path: str, headers: dict[str, str] | list[tuple[str, str]] | None = None,
-            body: bytes = b"", host: str | None = "default", address: str = "127.0.0.1", timeout: float = 5.0) -> RawResponse:
+            body: bytes = b"", host: str | None = "default", address: str = "127.0.0.1", timeout: float = WAIT) -> RawResponse:
     """One HTTP/1.1 request. `host`: the Host header ("default": address:port; None: none)."""
     items = list(headers.items()) if isinstance(headers, dict) else list(headers or [])
     lines = [f"{method} {path} HTTP/1.1"]
@@ -86,7 +93,8 @@ def request(port: int, method: str, path: str, headers: dict[str, str] | list[tu
     lines += [f"{name}: {value}" for name, value in items]
     if body and not any(name.lower() in ("content-length", "transfer-encoding") for name, _ in items):
         lines.append(f"Content-Length: {len(body)}")
-    return send(port, ("\r\n".join(lines) + "\r\n\r\n").encode() + body, address=address, timeout=timeout)
+    return send(port, ("\r\n".join(lines) + "\r\n\r\n").encode() + body, address=address, timeout=timeout,
+                head_only=method == "HEAD")
 
 
 def upgrade(port: int, path: str = "/rooms/demo", host: str | None = "default", origin: str | None = None,
@@ -97,7 +105,7 @@ def upgrade(port: int, path: str = "/rooms/demo", host: str | None = "default", 
                ("Sec-WebSocket-Protocol", "tandem.v1")]
     if origin is not None:
         headers.append(("Origin", origin))
-    return request(port, "GET", path, headers, host=host, address=address, timeout=2.0)
+    return request(port, "GET", path, headers, host=host, address=address)
 
 
 def chunked(body: bytes, size: int = 16) -> bytes:
