@@ -218,7 +218,7 @@ final class RedisConnectionTests: XCTestCase {
         redis.start()
         var early: RedisReply?
         redis.send(["PING"]) { early = $0 }
-        XCTAssertTrue(loop.run(until: { early != nil }, timeout: 2))
+        XCTAssertTrue(loop.run(until: { early != nil }, timeout: 30))
         XCTAssertEqual(early, .error("redis unavailable: Connection refused"))
         XCTAssertEqual(states, [.connecting, .down("Connection refused")])
         var late: RedisReply?
@@ -242,10 +242,9 @@ final class RedisConnectionTests: XCTestCase {
         let started = Date()
         redis.start()
         redis.send(["PING"]) { early = $0 }
-        XCTAssertTrue(loop.run(until: { redis.state != .connecting }, timeout: 3))
-        let elapsed = Date().timeIntervalSince(started)
-        XCTAssertGreaterThan(elapsed, 0.9)
-        XCTAssertLessThan(elapsed, 1.5)
+        XCTAssertTrue(loop.run(until: { redis.state != .connecting }, timeout: 30))
+        // Not before the second it is given (how late after it, on a busy machine, is not asserted).
+        XCTAssertGreaterThan(Date().timeIntervalSince(started), 0.9)
         XCTAssertEqual(redis.state, .down("connect timed out after 1000 ms"))
         XCTAssertEqual(early, .error("redis unavailable: connect timed out after 1000 ms"))
     }
@@ -257,7 +256,7 @@ final class RedisConnectionTests: XCTestCase {
         let nowhere = RedisConnection(url: RedisURL(host: "no-such-host.invalid", port: 6379), loop: loop.loop, name: "dns")
         defer { nowhere.stop() }
         nowhere.start()
-        XCTAssertTrue(loop.run(until: { nowhere.state != .connecting }, timeout: 3))
+        XCTAssertTrue(loop.run(until: { nowhere.state != .connecting }, timeout: 30))
         guard case let .down(reason) = nowhere.state else { return XCTFail("\(nowhere.state)") }
         XCTAssertTrue(reason.hasPrefix("cannot resolve the host") || reason.hasPrefix("connect timed out"), reason)
     }
@@ -273,7 +272,7 @@ final class RedisConnectionTests: XCTestCase {
         redis.send(["BLPOP", "never", "0"]) { pending = $0 }
         loop.run(for: 0.05)
         server.kill()
-        XCTAssertTrue(loop.run(until: { pending != nil }, timeout: 3))
+        XCTAssertTrue(loop.run(until: { pending != nil }, timeout: 30))
         XCTAssertTrue(pending?.errorMessage?.hasPrefix("connection lost: ") ?? false, "\(String(describing: pending))")
         XCTAssertTrue(loop.run(until: { if case .down = redis.state { true } else { false } }))
 
@@ -284,7 +283,7 @@ final class RedisConnectionTests: XCTestCase {
 
         loop.run(for: 0.3)  // a few attempts fail
         try server.start()
-        XCTAssertTrue(loop.run(until: { redis.state == .ready }, timeout: 3), "\(redis.state)")
+        XCTAssertTrue(loop.run(until: { redis.state == .ready }, timeout: 30), "\(redis.state)")
         XCTAssertEqual(states.first, .down("Server closed the connection"))
         XCTAssertEqual(states.last, .ready)
         XCTAssertEqual(call(redis, ["GET", "k"]), .null)  // a fresh server: nothing was saved

@@ -61,7 +61,7 @@ final class RedisSubscriberTests: XCTestCase {
         server.kill()
         XCTAssertTrue(loop.run(until: { if case .down = subscriber.state { true } else { false } }))
         try server.start()
-        XCTAssertTrue(loop.run(until: { subscriber.state == .ready && publisher.state == .ready }, timeout: 3))
+        XCTAssertTrue(loop.run(until: { subscriber.state == .ready && publisher.state == .ready }, timeout: 30))
         XCTAssertEqual(Array(states.prefix(2)), [.connecting, .ready])
         XCTAssertEqual(states.last, .ready)
         XCTAssertTrue(states.contains(.down("Server closed the connection")), "\(states)")
