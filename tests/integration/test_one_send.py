@@ -10,8 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from barriers import WAIT
-from helpers import OP_TEXT, RawWebSocket, healthz
+from helpers import OP_TEXT, WAIT, RawWebSocket, healthz
 
 SEND = re.compile(r"^\d+\s+(sendto|sendmsg|write|writev)\((\d+)<TCP:\[[^\]]*->127\.0\.0\.1:(\d+)\]>.*= (\d+)$")
 URING = re.compile(r"^\d+\s+io_uring_enter\(")
