@@ -12,7 +12,7 @@ import pytest
 
 import helpers
 import raw_http
-from helpers import ROOT
+from helpers import ROOT, WAIT
 
 ROOM = {"id": "probe", "controls": [{"id": "knob", "type": "slider", "min": 0, "max": 10}]}
 
@@ -34,7 +34,7 @@ def test_a_websocket_from_a_foreign_origin_is_refused_403(server, open_ws):
 
 def test_a_websocket_from_the_servers_own_origin_or_without_origin_is_welcomed(server, open_ws, connect):
     own = open_ws(server.url, origin=f"http://127.0.0.1:{server.port}")
-    assert json.loads(own.recv(5))["type"] == "welcome"
+    assert json.loads(own.recv(WAIT))["type"] == "welcome"
     assert connect(server).welcome["type"] == "welcome"  # no Origin at all: a program
 
 
@@ -42,7 +42,7 @@ def test_a_websocket_from_an_allowed_origin_is_welcomed(start_server, open_ws):
     server = start_server("--allow-origin", "https://app.example", "--allow-origin", "http://tools.example:3000")
     for origin in ("https://app.example", "http://tools.example:3000"):
         ws = open_ws(server.url, origin=origin)
-        assert json.loads(ws.recv(5))["type"] == "welcome", origin
+        assert json.loads(ws.recv(WAIT))["type"] == "welcome", origin
     assert raw_http.upgrade(server.port, origin="http://tools.example:3001").status == 403
 
 
@@ -125,14 +125,14 @@ def test_allow_origin_star_allows_any_and_is_warned_at_start(start_server, open_
     server = start_server("--allow-origin", "*")
     assert server.wait_for_log(r"^warn .*--allow-origin '\*'")
     ws = open_ws(server.url, origin="http://evil.example")
-    assert json.loads(ws.recv(5))["type"] == "welcome"
+    assert json.loads(ws.recv(WAIT))["type"] == "welcome"
 
 
 @pytest.mark.parametrize("flag, value", [("--allow-origin", "evil.example"), ("--allow-origin", "ftp://x"),
                                          ("--public-host", "http://x"), ("--public-host", "a b")])
 def test_a_bad_origin_or_host_flag_exits_2_naming_it(tandem_binary, flag, value):
     result = subprocess.run([str(tandem_binary), flag, value, "--port", "0", "--data", ":memory:"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=10)
+                            cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
     assert result.returncode == 2, result
     assert flag in result.stderr
 
