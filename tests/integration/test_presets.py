@@ -20,9 +20,9 @@ def preset_message(client, action: str, name, **fields) -> int:
     return client.seq
 
 
-def presets_frame(client, predicate=lambda presets: True, timeout: float = 5.0) -> list[dict]:
+def presets_frame(client, predicate=lambda presets: True) -> list[dict]:
     """The next `presets` frame whose list satisfies `predicate`; its list."""
-    frame = client.expect(lambda f: f.get("type") == "presets" and predicate(f["presets"]), timeout, what="presets list")
+    frame = client.expect(lambda f: f.get("type") == "presets" and predicate(f["presets"]), what="presets list")
     return frame["presets"]
 
 
@@ -103,17 +103,19 @@ def test_a_recall_is_one_frame_per_member_at_one_revision(start_server, connect,
     for send in (lambda: ann.step("size", -3), lambda: ann.set("gain", 0.2), lambda: ann.set("color", "#000000"),
                  lambda: ann.step("blanks", -2, thumb="lower")):
         ann.expect_ack(send())
+    # Ann has every ack, Ben the last change: nothing from before the recall is still coming.
     ben.expect(lambda f: any(c["control"] == "blanks" and c["state"]["lower"] == 0 for c in f.get("changes", [])))
-    ann.drain(150)
-    ben.drain(150)
     _, rev_before = states(server)
 
     ann.mark()
     ben.mark()
     seq = preset_message(ann, "recall", "Warm")
     ann.expect_ack(seq)
-    ann_frames = ann.history[ann._mark:] + ann.drain(300)
-    ben_frames = ben.drain(500)
+    # Everything the recall sent either of them is in before their barrier's ack.
+    ann.barrier()
+    ben.barrier()
+    ann_frames = ann.history[ann._mark:]
+    ben_frames = ben.history[ben._mark:]
 
     rev = rev_before + 1
     for who, frames in (("ann", ann_frames), ("ben", ben_frames)):
@@ -139,7 +141,8 @@ def test_a_recall_of_what_is_already_there_changes_nothing_and_is_acknowledged(s
     _, rev = states(server)
     ann.mark()
     ann.expect_ack(preset_message(ann, "recall", "Here"))
-    assert changes_in(ann.history[ann._mark:] + ann.drain(200)) == []
+    ann.barrier()
+    assert changes_in(ann.history[ann._mark:]) == []
     assert states(server)[1] == rev
 
 
@@ -170,13 +173,15 @@ def test_undo_after_a_recall_puts_every_control_back_in_one_revision(server, con
         ann.expect_ack(send())
     before, _ = states(server)
     ann.expect_ack(preset_message(ann, "recall", "Warm"))
-    ben.drain(200)
+    ben.barrier()  # the recall's frames are in
+    ben.mark()
     ann.seq += 1
     ann.send_json({"type": "undo", "seq": ann.seq})
     ann.expect_ack(ann.seq)
     after, rev = states(server)
     assert after == before
-    undo_frames = changes_in(ben.drain(400))
+    ben.barrier()  # and now the undo's
+    undo_frames = changes_in(ben.history[ben._mark:])
     assert len(undo_frames) == 1 and {c["rev"] for c in undo_frames[0]} == {rev}
 
 
@@ -377,7 +382,7 @@ def test_a_recall_acknowledged_is_written_even_if_the_server_is_killed_right_aft
         ann.expect_ack(preset_message(ann, "recall", "Warm"))
     finally:
         first.send_signal(signal.SIGKILL)
-        assert first.wait_exit(5) is not None
+        assert first.wait_exit() is not None
     second = start_server("--data", data)
     now, _ = states(second)
     assert {k: now[k] for k in SETTABLE} == {k: saved[k] for k in SETTABLE}, "an acknowledged recall survives a crash"
