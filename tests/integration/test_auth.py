@@ -11,6 +11,7 @@ import base64
 import hashlib
 import hmac
 import json
+import math
 import os
 import subprocess
 import time
@@ -18,7 +19,7 @@ import time
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from helpers import ROOT, Client, close_of
+from helpers import ROOT, START_WAIT, WAIT, Client, close_of
 
 SECRET = b"the current secret: at least thirty-two bytes long"
 PREVIOUS = b"the previous secret, also thirty-two bytes or more"
@@ -63,7 +64,7 @@ def refused(server, open_ws, jwt: str | None, room: str = "demo") -> tuple[int |
     """Opens a WebSocket with `jwt` and returns the close the server sent: it must send nothing before it."""
     ws = open_ws(server.ws_url(room, **({"token": jwt} if jwt is not None else {})))
     with pytest.raises(ConnectionClosed):
-        frame = ws.recv(timeout=5)
+        frame = ws.recv(timeout=WAIT)
         pytest.fail(f"got a frame before the close: {frame}")
     return close_of(ws)
 
@@ -173,17 +174,27 @@ def strict_server(start_server, secret_file):
     return start_server("--auth-secret-file", str(secret_file), "--auth-leeway", "0")
 
 
+def short_lived(**claims) -> tuple[str, int]:
+    """A token whose `exp` is 2 to 3 s away (whole seconds), and that exp: time enough to join."""
+    exp = math.ceil(time.time()) + 2
+    return token(exp=exp, **claims), exp
+
+
 def test_a_live_session_is_closed_4401_when_its_token_expires(strict_server, open_ws):
-    client = joined(strict_server, open_ws, token(ttl=2))
-    assert client.wait_closed(timeout=6) == (4401, "token expired")
+    jwt, exp = short_lived()
+    client = joined(strict_server, open_ws, jwt)
+    assert client.wait_closed() == (4401, "token expired")
+    assert time.time() >= exp, "closed before its token's exp"
 
 
 def test_a_refreshed_session_outlives_its_first_token(strict_server, open_ws):
-    client = joined(strict_server, open_ws, token(ttl=2))
+    jwt, exp = short_lived()
+    client = joined(strict_server, open_ws, jwt)
     client.seq += 1
     client.send_json({"type": "auth", "seq": client.seq, "token": token(ttl=600)})
     client.expect_ack(client.seq)
-    time.sleep(3)  # past the first token's exp
+    time.sleep(max(0.0, exp - time.time()))  # the scenario: past the first token's exp...
+    strict_server.wait_housekeeping()  # ...and past a check of expired sessions since
     client.assert_alive()
     assert not [f for f in client.history if f.get("type") == "reject"]
 
@@ -203,11 +214,13 @@ def test_a_bad_refresh_is_rejected_unauthorized_and_the_session_goes_on(auth_ser
 
 
 def test_an_expired_session_refreshed_with_a_bad_token_is_still_closed(strict_server, open_ws):
-    client = joined(strict_server, open_ws, token(ttl=2))
+    jwt, exp = short_lived()
+    client = joined(strict_server, open_ws, jwt)
     client.seq += 1
     client.send_json({"type": "auth", "seq": client.seq, "token": token(ttl=600, key=OTHER)})
     client.expect_reject("unauthorized", client.seq)
-    assert client.wait_closed(timeout=6) == (4401, "token expired")
+    assert client.wait_closed() == (4401, "token expired")
+    assert time.time() >= exp, "closed before its token's exp"
 
 
 # -- HTTP API
@@ -300,7 +313,7 @@ def test_with_auth_off_the_start_warns_mode_open(server):
 def run_tandem(binary, *args, env=None):
     environment = {k: v for k, v in os.environ.items() if k != "TANDEM_AUTH_SECRET"}
     environment.update(env or {})
-    return subprocess.run([str(binary), *args], cwd=ROOT, capture_output=True, text=True, timeout=10, env=environment)
+    return subprocess.run([str(binary), *args], cwd=ROOT, capture_output=True, text=True, timeout=START_WAIT, env=environment)
 
 
 def test_a_short_secret_exits_2_naming_the_flag_and_the_file(tandem_binary, tmp_path):
@@ -387,7 +400,7 @@ def test_with_auth_off_on_all_addresses_the_start_adds_an_error_line(tandem_bina
         lines = [proc.stderr.readline() for _ in range(3)]
     finally:
         proc.terminate()
-        assert proc.wait(5) == 0
+        assert proc.wait(WAIT) == 0
     assert "mode=open" in lines[0]
     assert lines[1].startswith("warn auth is off")
     assert lines[2].startswith("error auth is off and the server listens on 0.0.0.0")
@@ -395,9 +408,13 @@ def test_with_auth_off_on_all_addresses_the_start_adds_an_error_line(tandem_bina
 
 def test_a_write_without_a_token_is_401_before_its_body_is_read(auth_server):
     import socket
-    with socket.create_connection(("127.0.0.1", auth_server.port), timeout=5) as sock:
+    with socket.create_connection(("127.0.0.1", auth_server.port), timeout=WAIT) as sock:
         sock.sendall(f"POST /api/rooms HTTP/1.1\r\nHost: 127.0.0.1:{auth_server.port}\r\n"
                      "Content-Type: application/json\r\nContent-Length: 60000\r\n\r\n{".encode())
-        answer = sock.recv(4096).decode("latin-1")  # the body is never sent: the answer must not wait for it
+        answer = ""
+        while "\r\n\r\n" not in answer:  # the body is never sent: the answer must not wait for it
+            chunk = sock.recv(4096)
+            assert chunk, f"closed without a whole answer: {answer!r}"
+            answer += chunk.decode("latin-1")
     assert answer.split("\r\n", 1)[0].split(" ")[1] == "401"
     assert "www-authenticate: bearer" in answer.lower()
