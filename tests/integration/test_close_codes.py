@@ -6,7 +6,7 @@ import time
 
 from websockets.exceptions import ConnectionClosed
 
-from helpers import OP_CLOSE, OP_TEXT, RawWebSocket, find_change, flood_until_closed, has_change, wait_closed
+from helpers import OP_CLOSE, OP_TEXT, WAIT, RawWebSocket, find_change, flood_until_closed, has_change, wait_closed
 
 
 def padded_step(seq: int, size: int) -> str:
@@ -29,7 +29,7 @@ def test_an_unknown_room_gets_no_welcome(server, open_ws):
     received = []
     try:
         while True:
-            received.append(ws.recv(timeout=5))
+            received.append(ws.recv(timeout=WAIT))
     except ConnectionClosed:
         pass
     assert received == []
@@ -105,7 +105,7 @@ def test_flooding_past_the_rate_limit_for_a_whole_second_closes_with_1008(server
     try:
         client = flooder.read_json()["client"]
         started = time.monotonic()
-        code, sent = flood_until_closed(flooder, 6)  # the close comes after one second of flooding
+        code, sent = flood_until_closed(flooder, WAIT)  # the close comes after one second of flooding
         assert sent >= 1200, f"sent {sent} messages"
         assert code == 1008
         assert time.monotonic() - started >= 1.0
@@ -133,7 +133,7 @@ def test_invalid_utf8_in_a_text_frame_closes_with_1007(server):
 
 
 def test_a_websocket_upgrade_outside_rooms_is_refused_with_403(server):
-    with socket.create_connection(("127.0.0.1", server.port), timeout=5) as sock:
+    with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as sock:
         sock.sendall(
             b"GET /other HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
