@@ -16,7 +16,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from helpers import TandemServer
+from helpers import START_WAIT, WAIT, TandemServer
 
 
 def free_port() -> int:
@@ -45,7 +45,7 @@ class RedisServer:
              "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no",
              "--logfile", str(self.folder / "redis.log")],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + START_WAIT
         while time.monotonic() < deadline:
             if self.ping():
                 return
@@ -64,7 +64,7 @@ class RedisServer:
 
     def command(self, *args: str) -> object:
         """One command over RESP, for checks: strings, integers, arrays (nested), None."""
-        with socket.create_connection(("127.0.0.1", self.port), timeout=3) as sock:
+        with socket.create_connection(("127.0.0.1", self.port), timeout=WAIT) as sock:
             payload = f"*{len(args)}\r\n" + "".join(f"${len(a.encode())}\r\n{a}\r\n" for a in args)
             sock.sendall(payload.encode())
             reader = sock.makefile("rb")
@@ -74,7 +74,7 @@ class RedisServer:
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(sig)
             try:
-                self.proc.wait(10)
+                self.proc.wait(WAIT)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(5)
@@ -123,7 +123,11 @@ class Cluster:
         holder = self.redis.command("GET", f"tandem:{{{room}}}:lease")
         return holder.split(" ")[0] if isinstance(holder, str) else None
 
-    def wait_owner(self, room: str = "demo", other_than: str | None = None, timeout: float = 5.0) -> str:
+    def lease_ms(self, room: str = "demo") -> int:
+        """What is left of the room's lease in ms (Redis' PTTL: -2 when there is none, -1 when it never lapses)."""
+        return int(self.redis.command("PTTL", f"tandem:{{{room}}}:lease"))
+
+    def wait_owner(self, room: str = "demo", other_than: str | None = None, timeout: float = WAIT) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             owner = self.owner(room)

@@ -15,12 +15,18 @@ import pytest
 
 from cluster import Cluster, RedisServer
 from conftest import _stop_and_check
-from helpers import ConnectionClosed, find_change, has_change, has_gesture, healthz, open_websocket, Client
+from helpers import WAIT, ConnectionClosed, find_change, has_change, has_gesture, healthz, open_websocket, Client, wait_until
 
-# The lease (ClusterSettings.lease) and how long a takeover may take: the lease
-# lapses at most 1.5 s after the owner's last renewal, and a node with members
-# tries to take it every 250 ms once the owner has been silent for 0.9 s.
-TAKEOVER = 2.0
+# The lease (ClusterSettings.lease): it lapses at most 1.5 s after the owner's
+# last renewal, and a node with members tries to take it every 250 ms once the
+# owner has been silent for 0.9 s. The tests check the lease's length in
+# Redis, not how soon a takeover comes: waits for one are bounded by WAIT.
+LEASE_MS = 1500
+
+
+def answered(seq: int):
+    """An update acknowledging `seq` (or a later one), or the reject of `seq`."""
+    return lambda f: (f.get("type") == "update" and f.get("ack", 0) >= seq) or (f.get("type") == "reject" and f.get("seq") == seq)
 
 
 @pytest.fixture
@@ -134,10 +140,7 @@ def test_room_lifecycle_reaches_every_node(cluster, join):
     room = {"id": "lab", "title": "Lab", "controls": [{"id": "x", "type": "slider", "min": 0, "max": 1, "state": {"value": 0.5}}]}
     created = n1.request("POST", "/api/rooms", json.dumps(room))
     assert created.status == 201, created
-    deadline = time.monotonic() + 2
-    while n2.get("/api/rooms/lab").status != 200 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert n2.get("/api/rooms/lab").status == 200
+    wait_until(lambda: n2.get("/api/rooms/lab").status == 200, what="the room lab on n2")
     member = join(n1, "Ann", room="lab")
     assert n2.request("DELETE", "/api/rooms/lab").status == 204
     assert member.wait_closed()[0] == 4404
@@ -147,12 +150,12 @@ def test_api_cluster_lists_nodes_and_owners(cluster, join):
     n1, n2 = cluster.start_node("n1"), cluster.start_node("n2")
     join(n2, "Ann")
     owner = cluster.wait_owner()
-    deadline = time.monotonic() + 3
-    while True:
+
+    def both_listed():
         body = n1.get("/api/cluster").json()
-        if {n["id"] for n in body["nodes"]} == {"n1", "n2"} or time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
+        return body if {n["id"] for n in body["nodes"]} == {"n1", "n2"} else None
+
+    body = wait_until(both_listed, what="both nodes in n1's /api/cluster")
     assert body["node"] == "n1" and body["redis"] == "up"
     assert {n["id"] for n in body["nodes"]} == {"n1", "n2"}
     assert body["rooms"]["demo"]["owner"] == owner
@@ -179,10 +182,10 @@ class Writer(threading.Thread):
             i += 1
             try:
                 seq = self.client.set("gain", value)
-                frame = self.client.expect(lambda f, s=seq: (f.get("type") == "update" and f.get("ack", 0) >= s)
-                                           or (f.get("type") == "reject" and f.get("seq") == s), timeout=5)
+                frame = self.client.expect(answered(seq))
             except (AssertionError, ConnectionClosed, OSError):
                 return
+            # The scenario: a member setting gain some 50 times a second, backing off after a refusal.
             if frame["type"] == "reject":
                 self.refused += 1
                 time.sleep(0.05)
@@ -199,19 +202,22 @@ def test_the_owner_killed_under_load_the_room_continues_and_loses_no_acknowledge
     writer = Writer(members[survivors[0].name], [round(0.01 * k, 2) for k in range(1, 100)])
     watcher = members[survivors[1].name]
     writer.start()
-    time.sleep(1.0)
-    killed_at = time.monotonic()
+    wait_until(lambda: len(writer.acked) >= 20, what="20 acknowledged sets before the kill")  # under load
     cluster.node(owner).send_signal(signal.SIGKILL)
-    cluster.node(owner).wait_exit(5)
-    new_owner = cluster.wait_owner(other_than=owner, timeout=TAKEOVER + 1)
+    assert cluster.node(owner).wait_exit() is not None
+    # The dead owner's lease lapses by itself, within the lease: the takeover can come.
+    left = cluster.lease_ms()
+    assert left == -2 or 0 <= left <= LEASE_MS, left
+    new_owner = cluster.wait_owner(other_than=owner)
     assert new_owner in {n.name for n in survivors}
-    # The room continues: a set on a surviving node is acknowledged soon after the kill.
+    # The room continues: a set on a surviving node is acknowledged.
     probe = watcher.set("size", 100)
-    watcher.expect_ack(probe, timeout=TAKEOVER + 1)
-    assert time.monotonic() - killed_at < TAKEOVER + 1.0
-    time.sleep(1.0)
+    watcher.expect_ack(probe)
+    after_takeover = len(writer.acked)
+    wait_until(lambda: len(writer.acked) >= after_takeover + 20 or not writer.is_alive(),
+               what="20 acknowledged sets after the takeover")
     writer.stop.set()
-    writer.join(10)
+    writer.join(WAIT)
     assert writer.acked, "the writer never got an ack"
     # Every acknowledged commit is in Redis' log, and revisions never went back or repeated.
     log = cluster.history()
@@ -232,16 +238,18 @@ def test_a_paused_owner_steps_down_and_never_writes_beside_the_new_one(cluster, 
     second = join(n2, "Bob")
     n1.send_signal(signal.SIGSTOP)
     try:
-        assert cluster.wait_owner(other_than="n1", timeout=TAKEOVER + 1) == "n2"
+        left = cluster.lease_ms()
+        assert left == -2 or 0 <= left <= LEASE_MS, left  # it lapses while n1 sleeps
+        assert cluster.wait_owner(other_than="n1") == "n2"
         seq = second.set("gain", 0.9)
-        second.expect_ack(seq, timeout=3)
+        second.expect_ack(seq)
     finally:
         n1.send_signal(signal.SIGCONT)
     # The old owner finds its lease gone and steps down; its member keeps going through n2.
-    n1.wait_for_log(r"room demo: no longer its owner", timeout=5)
+    n1.wait_for_log(r"room demo: no longer its owner")
     seq = first.set("gain", 0.4)
-    first.expect(lambda f: (f.get("type") == "update" and f.get("ack", 0) >= seq) or f.get("type") == "reject", timeout=5)
-    time.sleep(0.5)
+    first.expect(lambda f: (f.get("type") == "update" and f.get("ack", 0) >= seq) or f.get("type") == "reject")
+    n1.wait_housekeeping(2)  # n1 has had its chances to take the lease back, awake
     assert cluster.owner() == "n2"
     log = cluster.history()
     revisions = [c["rev"] for c in log]
@@ -257,26 +265,22 @@ def test_redis_restarted_writes_are_refused_then_resume(cluster, join, redis):
     seq = ann.set("gain", 0.3)
     ann.expect_ack(seq)
     redis.stop()
-    time.sleep(0.5)
-    assert healthz(n1.port) == 503
+    wait_until(lambda: healthz(n1.port) == 503, what="n1's /healthz 503 with Redis gone")
     assert "redis" in n1.get("/healthz").text
     seq = bob.set("gain", 0.6)
-    bob.expect_reject("unavailable", seq, timeout=5)
+    bob.expect_reject("unavailable", seq)
     redis.start()
-    deadline = time.monotonic() + 10
-    while healthz(n2.port) != 200 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert healthz(n2.port) == 200
-    # Writes resume (the first tries may still meet the takeover).
+    wait_until(lambda: healthz(n2.port) == 200, what="n2's /healthz 200 with Redis back")
+    # Writes resume (the first tries may still meet the takeover: retried 5 times a second).
+    deadline = time.monotonic() + WAIT
     while True:
         seq = bob.set("gain", 0.65)
-        frame = bob.expect(lambda f, s=seq: (f.get("type") == "update" and f.get("ack", 0) >= s)
-                           or (f.get("type") == "reject" and f.get("seq") == s), timeout=5)
+        frame = bob.expect(answered(seq))
         if frame["type"] == "update" or time.monotonic() > deadline:
             break
         time.sleep(0.2)
     assert frame["type"] == "update", frame
-    ann.expect(gain_is(0.65), timeout=5, what="gain 0.65 on the other node")
+    ann.expect(gain_is(0.65), what="gain 0.65 on the other node")
 
 
 def test_presets_and_http_writes_reach_every_node(cluster, join):
