@@ -6,7 +6,7 @@ import json
 import os
 import time
 
-from helpers import RawWebSocket, control_of, find_gesture, has_gesture
+from helpers import WAIT, RawWebSocket, control_of, find_gesture, has_gesture
 
 OP_TEXT = 0x1
 
@@ -28,7 +28,7 @@ def test_an_idle_rooms_move_goes_out_at_once_in_a_round_of_its_own(server, conne
     ann = connect(server, name="Ann")
     bob = connect(server, name="Bob")
     ann.expect(lambda f: any(p.get("client") == bob.id for p in f.get("joined", [])), what="Bob joined")
-    time.sleep(0.1)  # longer than the round period (12 ms): the room is idle
+    time.sleep(0.1)  # the scenario: an idle room, its last round longer ago than the period (12 ms)
     before_rounds, before_armed = rounds(server)
     ann.drag("gain", "begin")
     bob.expect(has_gesture("gain", by=ann.id, phase="begin"))
@@ -62,13 +62,13 @@ def test_a_burst_of_moves_reaches_a_receiver_in_fewer_frames_than_moves(server, 
             return entry is not None and abs(entry["state"]["value"] - expected) < 1e-9
 
         bob.expect(final, what=f"Ann's last move (gain {expected})")
-        bob.drain(100)
+        bob.barrier()  # every frame with Ann's moves in it has come
         carrying = [f for f in bob.history[mark:] if find_gesture(f, "gain", by=ann_id) is not None]
         assert 1 <= len(carrying) < moves, carrying
         after_rounds, _ = rounds(server)
         assert after_rounds - before_rounds < moves
         # Ann's acks are not held back: she hears of her last message.
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + WAIT
         while True:
             frame = ann.read_json()
             if frame.get("type") == "update" and frame.get("ack") == 1 + moves:

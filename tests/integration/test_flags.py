@@ -2,11 +2,11 @@
 
 import subprocess
 
-from helpers import ROOT
+from helpers import ROOT, START_WAIT
 
 
 def run(binary, *args):
-    return subprocess.run([str(binary), *args], cwd=ROOT, capture_output=True, text=True, timeout=10)
+    return subprocess.run([str(binary), *args], cwd=ROOT, capture_output=True, text=True, timeout=START_WAIT)
 
 
 def test_an_unknown_flag_exits_2_with_usage_on_stderr(tandem_binary):
