@@ -10,6 +10,8 @@ import hmac
 import json
 import time
 
+from helpers import wait_until
+
 SECRET = b"the lobby's secret: at least thirty-two bytes long"
 
 
@@ -33,10 +35,7 @@ def people(server, room="demo", headers=None) -> int:
 
 
 def wait_people(server, n: int, room="demo") -> None:
-    deadline = time.monotonic() + 5
-    while people(server, room) != n:
-        assert time.monotonic() < deadline, f"people in {room} never became {n}: {rooms(server)}"
-        time.sleep(0.05)
+    wait_until(lambda: people(server, room) == n, what=f"{n} people in {room}")
 
 
 def test_rooms_count_the_people_in_each_room_as_they_come_and_go(server, connect):

@@ -34,11 +34,15 @@ def test_each_close_is_logged_once_with_its_code(server, connect, open_ws):
     for client, code in ((ann.id, 1000), (bob.id, 1003)):
         server.wait_for_log(rf"close {client} code={code}\b")
     server.wait_for_log(r"close (?:\S+\.)?c\d+ code=4404\b")
+    # A later close: once it is logged, so is anything the server had left to log about those.
+    index = len(server.stderr_lines)
+    wait_closed(open_ws(server.ws_url("nope")))
+    server.wait_for_log(r"close (?:\S+\.)?c\d+ code=4404\b", start=index)
     for client in (ann.id, bob.id):
         lines = server.log_lines(rf"\bclose {client} ")
         assert len(lines) == 1, lines
         assert lines[0].startswith("info "), lines
-    assert len(server.log_lines(r"\bclose (?:\S+\.)?c\d+ code=4404\b")) == 1
+    assert len(server.log_lines(r"\bclose (?:\S+\.)?c\d+ code=4404\b")) == 2
 
 
 def test_a_close_for_invalid_utf8_is_logged_with_1007(server):

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, Client, http_request, open_websocket
+from helpers import ROOT, START_WAIT, WAIT, Client, http_request, open_websocket
 
 SCRIPT = ROOT / "scripts" / "cluster.py"
 COMPOSE_CONFIG = ROOT / "deploy" / "haproxy.cfg"
@@ -243,7 +243,7 @@ class RunningCluster:
 @pytest.fixture(scope="module")
 def cluster_binary(tandem_binary) -> Path:
     """The debug binary, if it has cluster mode; else the cluster's tests skip."""
-    usage = subprocess.run([str(tandem_binary), "--help"], capture_output=True, text=True, timeout=10)
+    usage = subprocess.run([str(tandem_binary), "--help"], capture_output=True, text=True, timeout=START_WAIT)
     if "--redis" not in usage.stdout + usage.stderr:
         pytest.skip(f"{tandem_binary} has no --redis flag (cluster mode is not built in yet): "
                     "the cluster tests need it")
@@ -303,7 +303,7 @@ def test_sigterm_stops_every_process(cluster_binary, tmp_path):
         rc = running.stop()
     assert rc == 0, running.output()
     assert "killed" not in running.output()
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + WAIT
     while (left := [pid for pid in children if Path(f"/proc/{pid}").exists()]) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not left, f"still running after cluster.py stopped: {[(pid, children[pid]) for pid in left]}"

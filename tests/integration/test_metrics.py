@@ -3,7 +3,7 @@
 import re
 import time
 
-from helpers import has_change, parse_prometheus
+from helpers import WAIT, has_change, parse_prometheus
 
 
 def traffic(server, connect):
@@ -20,7 +20,7 @@ def traffic(server, connect):
     return ann, bob
 
 
-def wait_for_metric(server, name, predicate, timeout=3.0):
+def wait_for_metric(server, name, predicate, timeout=WAIT):
     deadline = time.monotonic() + timeout
     while True:
         value = server.metrics().get(name)
@@ -83,7 +83,7 @@ def test_metrics_observe_commit_delivery(server, connect):
 
 
 def test_metrics_observe_the_event_loop_lag(server):
-    wait_for_metric(server, "tandem_event_loop_lag_seconds_count", lambda v: v > 0, timeout=3)
+    wait_for_metric(server, "tandem_event_loop_lag_seconds_count", lambda v: v > 0)
 
 
 def test_metrics_count_closes_by_code(server, connect):
