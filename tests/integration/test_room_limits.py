@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from helpers import ROOT
+from helpers import ROOT, WAIT
 
 
 def room(id_: str, title: str | None = None, controls: list | None = None) -> dict:
@@ -39,10 +39,10 @@ def test_past_max_rooms_a_new_room_is_409_but_replacing_and_deleting_still_work(
 
 
 def test_max_rooms_defaults_to_1000_and_a_bad_value_exits_2(tandem_binary):
-    help_text = subprocess.run([str(tandem_binary), "--help"], capture_output=True, text=True, timeout=10).stdout
+    help_text = subprocess.run([str(tandem_binary), "--help"], capture_output=True, text=True, timeout=WAIT).stdout
     assert "--max-rooms" in help_text and "default 1000" in help_text
     result = subprocess.run([str(tandem_binary), "--max-rooms", "0", "--port", "0", "--data", ":memory:"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=10)
+                            cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
     assert result.returncode == 2 and "--max-rooms" in result.stderr
 
 
@@ -70,7 +70,7 @@ def test_a_room_file_with_a_long_title_stops_the_start_naming_the_field(tandem_b
     folder.mkdir()
     (folder / "long.json").write_text(json.dumps(room("long", title="x" * 500)))
     result = subprocess.run([str(tandem_binary), "--rooms", str(folder), "--port", "0", "--data", ":memory:"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=10)
+                            cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
     assert result.returncode == 1
     assert "field 'title': must be at most 120 characters" in result.stderr
 
@@ -84,10 +84,13 @@ def test_replacing_a_room_with_an_equal_schema_changes_nothing_and_keeps_its_mem
     assert again.json()["unchanged"] is True
     assert again.json()["controls"][0]["state"] == {"value": 4}
     ann.expect_ack(ann.set("knob", 5))  # still connected, nobody closed with 1012
-    assert server.log_lines(r"room studio replaced") == []
     changed = post(server, room("studio", title="Studio 2"))
     assert changed.status == 200 and "unchanged" not in changed.json()
     assert ann.wait_closed() == (1012, "room schema changed")
+    # Logged after both posts' lines: once it is in, so is every line they wrote.
+    server.wait_for_log(rf"^info close {ann.id} code=1012\b")
+    assert len(server.log_lines(r"room studio posted again unchanged")) == 1
+    assert len(server.log_lines(r"room studio replaced")) == 1, "only the second post replaced the room"
 
 
 def test_display_names_lose_bidi_and_control_characters_and_are_cut_to_64(server, connect):
