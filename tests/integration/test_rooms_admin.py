@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from helpers import ROOT
+from helpers import ROOT, WAIT
 
 STUDIO = {
     "id": "studio",
@@ -129,12 +129,12 @@ def test_reconnecting_with_since_gets_only_newer_controls(server, connect):
     put(server, "demo", "bpm", 100)
     from helpers import Client
     import websockets.sync.client as wsc
-    with wsc.connect(server.ws_url("demo", since=str(rev + 1)), subprotocols=["tandem.v1"]) as ws:
+    with wsc.connect(server.ws_url("demo", since=str(rev + 1)), subprotocols=["tandem.v1"], open_timeout=WAIT) as ws:
         welcome = Client(ws).welcome
         assert welcome["since"] == rev + 1 and welcome["rev"] == rev + 2
         assert [(c["id"], c["rev"]) for c in welcome["controls"]] == [("bpm", rev + 2)]
         assert welcome["controls"][0]["state"]["value"] == 100 and welcome["controls"][0]["type"] == "gauge"
-    with wsc.connect(server.ws_url("demo", since=str(rev + 2)), subprotocols=["tandem.v1"]) as ws:
+    with wsc.connect(server.ws_url("demo", since=str(rev + 2)), subprotocols=["tandem.v1"], open_timeout=WAIT) as ws:
         welcome = Client(ws).welcome
         assert welcome["since"] == rev + 2 and welcome["controls"] == []
 
@@ -207,7 +207,7 @@ def test_history_keep_an_age_parses_and_keeps_recent_commits(start_server, tmp_p
 def test_a_bad_history_keep_exits_2_naming_the_flag(tandem_binary):
     for value in ["0", "-3", "3x", "d", "1.5h", ""]:
         result = subprocess.run([str(tandem_binary), "--history-keep", value], cwd=ROOT,
-                                capture_output=True, text=True, timeout=10)
+                                capture_output=True, text=True, timeout=WAIT)
         assert result.returncode == 2, value
         assert "--history-keep" in result.stderr.splitlines()[0]
 

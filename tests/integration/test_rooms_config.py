@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT
+from helpers import ROOT, WAIT
 
 GOOD_SLIDER = {"id": "volume", "type": "slider", "min": 0, "max": 10, "step": 1}
 
@@ -19,7 +19,7 @@ def room(*controls, id="studio"):
     return {"id": id, "title": "Studio", "controls": list(controls)}
 
 
-def run(binary, *args, timeout=5):
+def run(binary, *args, timeout=WAIT):
     return subprocess.run([str(binary), "--port", "0", "--data", ":memory:", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout)
 
