@@ -61,6 +61,10 @@ import struct
 import threading
 from typing import Any
 
+# How long a wait may take before it counts as a hang (helpers.WAIT; not
+# imported, so that this file also runs on its own).
+WAIT = 30.0
+
 MUTATIONS = ("none", "unsnapped", "out-of-range", "stale-final", "revision-back", "wrong-commit",
              "drop-welcome", "no-previews", "lying-schema")
 
@@ -104,8 +108,8 @@ class CorruptingProxy:
     def start(self) -> "CorruptingProxy":
         self._thread = threading.Thread(target=self._run, name=f"corrupting-proxy-{self.mutation}", daemon=True)
         self._thread.start()
-        if not self._ready.wait(10):
-            raise RuntimeError("the corrupting proxy did not start within 10 s")
+        if not self._ready.wait(WAIT):
+            raise RuntimeError(f"the corrupting proxy did not start within {WAIT} s")
         if self._start_error is not None:
             raise RuntimeError(f"the corrupting proxy did not start: {self._start_error}")
         return self
@@ -114,9 +118,9 @@ class CorruptingProxy:
         loop, thread = self._loop, self._thread
         if loop is not None and thread is not None and thread.is_alive():
             loop.call_soon_threadsafe(self._stop_event.set)
-            thread.join(10)
+            thread.join(WAIT)
             if thread.is_alive():
-                raise RuntimeError("the corrupting proxy did not stop within 10 s")
+                raise RuntimeError(f"the corrupting proxy did not stop within {WAIT} s")
 
     def __enter__(self) -> "CorruptingProxy":
         return self.start()
@@ -193,7 +197,7 @@ class CorruptingProxy:
         forward = {name: value for name, value in headers.items() if name not in HOP_BY_HOP and name != "host"}
 
         def call() -> tuple[int, str, list[tuple[str, str]], bytes]:
-            connection = http.client.HTTPConnection(self.upstream_host, self.upstream_port, timeout=10)
+            connection = http.client.HTTPConnection(self.upstream_host, self.upstream_port, timeout=WAIT)
             try:
                 connection.request(method, path, body=body, headers=forward)
                 response = connection.getresponse()
@@ -229,8 +233,9 @@ class CorruptingProxy:
             downward = asyncio.ensure_future(self._relay_frames(connection, up_reader, writer))
             try:
                 await asyncio.wait({upward, downward}, return_when=asyncio.FIRST_COMPLETED)
-                # One side is done: let the other finish what it has (a close handshake) briefly.
-                await asyncio.wait({upward, downward}, timeout=2)
+                # One side is done: let the other finish what it has (a close
+                # handshake); it ends when it is done, and stop() cancels it.
+                await asyncio.wait({upward, downward}, timeout=WAIT)
             finally:
                 for task in (upward, downward):
                     task.cancel()
