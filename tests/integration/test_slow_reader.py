@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from helpers import OP_CLOSE, OP_PING, OP_TEXT, Client, RawWebSocket, TandemServer, open_websocket
+from helpers import OP_CLOSE, OP_PING, OP_TEXT, WAIT, Client, RawWebSocket, TandemServer, open_websocket
 
 TOTAL_MOVES = 20_000
 # Each mover drags its own thumb; each connection keeps under its own rate
@@ -30,6 +30,7 @@ class Mover(threading.Thread):
         super().__init__(name=f"mover-{control}-{thumb}", daemon=True)
         self.url, self.control, self.thumb, self.moves, self.start_event = url, control, thumb, moves, start
         self.ready = threading.Event()
+        self.client_id = ""
         self.end_seq = 0
         self.rejects: list[dict] = []
         self.error: BaseException | None = None
@@ -45,21 +46,22 @@ class Mover(threading.Thread):
         try:
             with open_websocket(self.url, max_queue=None) as ws:
                 client = Client(ws)
+                self.client_id = client.id
                 self.ready.set()
-                self.start_event.wait(30)
+                self.start_event.wait(WAIT)
                 client.drag(self.control, "begin", self.thumb)
                 started = time.monotonic()
                 for i in range(self.moves):
                     due = started + max(0.0, (i - BURST) / RATE)
                     delay = due - time.monotonic()
                     if delay > 0:
-                        time.sleep(delay)
+                        time.sleep(delay)  # the scenario: pacing under the rate limit
                     client.drag(self.control, "move", self.thumb, dx=dx_for(i))
                     if i % 64 == 0:
                         self.drain(client)
-                time.sleep(1 / RATE)
+                time.sleep(1 / RATE)  # pacing, as above
                 self.end_seq = client.drag(self.control, "end", self.thumb, dx=dx_for(self.moves))
-                client.expect_ack(self.end_seq, timeout=30)
+                client.expect_ack(self.end_seq)
                 for frame in client.history:
                     if frame.get("type") == "reject":
                         self.rejects.append(frame)
@@ -116,9 +118,15 @@ def slow_reader_run(tandem_binary) -> SlowReaderRun:
         for mover in movers:
             mover.start()
         for mover in movers:
-            assert mover.ready.wait(10), f"{mover.name} did not connect"
+            assert mover.ready.wait(WAIT), f"{mover.name} did not connect"
             assert mover.error is None, mover.error
-        time.sleep(0.3)
+        # The baseline once the arrivals are dealt with: the slow socket has heard every mover join.
+        slow.settimeout(WAIT)
+        unheard = {mover.client_id for mover in movers}
+        while unheard:
+            opcode, payload = slow.read_message()
+            if opcode == OP_TEXT:
+                unheard -= {p["client"] for p in json.loads(payload).get("joined") or []}
         run.baseline = server.rss_bytes()
         sampler.start()
 
@@ -133,15 +141,21 @@ def slow_reader_run(tandem_binary) -> SlowReaderRun:
         run.other_rejects = [r for m in movers for r in m.rejects if r.get("code") != "rate_limited"]
         run.committed = {c["id"]: c["state"] for c in server.get("/api/rooms/demo").json()["controls"]}
 
-        # The slow socket reads again until it has caught up with the committed state.
-        slow.settimeout(10)
+        # The slow socket reads again until it has caught up with the committed
+        # state, then until the answer to a step of its own: whatever the server
+        # still had for it (a close included) comes before that answer.
+        slow.settimeout(WAIT)
         run.latest = {}
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+        barrier_seq = None
+        while True:
             try:
                 opcode, payload = slow.read_message()
-            except (socket.timeout, TimeoutError, EOFError, ConnectionResetError):
+            except (EOFError, ConnectionResetError):
+                run.closed_with = b"(hung up without a close frame)"
                 break
+            except (socket.timeout, TimeoutError):
+                raise AssertionError(f"the slow reader got nothing for {WAIT} s; it has {run.latest}, "
+                                     f"the room {run.committed}") from None
             if opcode == OP_PING:
                 continue
             if opcode == OP_CLOSE:
@@ -149,10 +163,14 @@ def slow_reader_run(tandem_binary) -> SlowReaderRun:
                 break
             assert opcode == OP_TEXT
             run.frames += 1
-            for change in json.loads(payload).get("changes") or []:
+            frame = json.loads(payload)
+            for change in frame.get("changes") or []:
                 run.latest[change["control"]] = change["state"]
-            if all(run.latest.get(c) == run.committed[c] for c in ("gain", "size", "color")):
-                slow.settimeout(0.5)  # caught up: read whatever is left, briefly
+            if barrier_seq is not None and (frame.get("ack") or 0) >= barrier_seq:
+                break
+            if barrier_seq is None and all(run.latest.get(c) == run.committed[c] for c in ("gain", "size", "color")):
+                barrier_seq = 1
+                slow.send_text(json.dumps({"type": "step", "seq": barrier_seq, "control": "size", "by": 0}))
         sampler.stop.set()
         sampler.join(2)
         run.peak = max(sampler.samples + [server.rss_bytes()])
@@ -210,17 +228,17 @@ def test_a_reader_that_stops_reading_is_closed_with_4008_after_the_slow_timeout(
         i = 0
         # Moves until the stalled socket's buffers fill and it stays unwritable for 1 s.
         while not server.log_lines(rf"close {stalled} "):
-            assert time.monotonic() - started < 20, "the stalled reader was never closed"
+            assert time.monotonic() - started < WAIT, "the stalled reader was never closed"
             i += 1
             mover.drag("gain", "move", dx=dx_for(i))
             if i % 50 == 0:
                 mover.drain(0)
                 mover.history.clear()
-            time.sleep(1 / 250)
+            time.sleep(1 / 250)  # the scenario: moves at 250/s, under the rate limit
         assert server.log_lines(rf"close {stalled} code=4008\b"), server.log_lines(stalled)
         assert server.log_lines(rf"^warn slow consumer {stalled}\b")
         # The socket goes: whatever was queued, then (if it fitted) the close frame, then the end.
-        slow.settimeout(5)
+        slow.settimeout(WAIT)
         try:
             while True:
                 opcode, payload = slow.read_message()
