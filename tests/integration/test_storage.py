@@ -14,7 +14,7 @@ import time
 
 from websockets.sync.client import connect
 
-from helpers import SUBPROTOCOL, TandemServer
+from helpers import SUBPROTOCOL, WAIT, TandemServer, wait_until
 
 
 def state_of(server, control):
@@ -79,11 +79,13 @@ class Committer(threading.Thread):
         super().__init__(daemon=True)
         self.url, self.control, self.thumb = url, control, thumb
         self.seen: list[tuple[int, str, dict]] = []
+        self.committing = threading.Event()  # its first step is acknowledged
+        self.error: Exception | None = None
 
     def run(self):
         try:
-            with connect(self.url, subprotocols=[SUBPROTOCOL], open_timeout=5) as ws:
-                json.loads(ws.recv(timeout=5))
+            with connect(self.url, subprotocols=[SUBPROTOCOL], open_timeout=WAIT) as ws:
+                json.loads(ws.recv(timeout=WAIT))
                 seq, direction = 0, 1
                 while True:
                     seq += 1
@@ -93,13 +95,14 @@ class Committer(threading.Thread):
                         message["thumb"] = self.thumb
                     ws.send(json.dumps(message))
                     while True:
-                        frame = json.loads(ws.recv(timeout=5))
+                        frame = json.loads(ws.recv(timeout=WAIT))
                         for change in frame.get("changes", []):
                             self.seen.append((change["rev"], change["control"], change["state"]))
                         if frame.get("ack", 0) >= seq:
                             break
-        except Exception:
-            return  # the server was killed
+                    self.committing.set()
+        except Exception as error:
+            self.error = error  # the server was killed (or, before `committing`, something went wrong)
 
 
 def test_commits_anyone_saw_survive_twenty_kills(start_server, tandem_binary, tmp_path):
@@ -113,11 +116,15 @@ def test_commits_anyone_saw_survive_twenty_kills(start_server, tandem_binary, tm
                       for control, thumb in (("size", None), ("gain", None), ("color", "red"), ("blanks", "upper"))]
         for c in committers:
             c.start()
-        time.sleep(rng.uniform(0.2, 0.8))
-        server.send_signal(signal.SIGKILL)
-        assert server.wait_exit(5) is not None
         for c in committers:
-            c.join(10)
+            wait_until(lambda: c.committing.is_set() or not c.is_alive(), what=f"{c.control} committing")
+            assert c.committing.is_set(), f"the {c.control} committer stopped before its first commit: {c.error!r}"
+        time.sleep(rng.uniform(0.05, 0.65))  # the scenario: a kill at a random moment while everyone commits
+        server.send_signal(signal.SIGKILL)
+        assert server.wait_exit() is not None
+        for c in committers:
+            c.join(WAIT)  # its connection is gone: it stops at once
+            assert not c.is_alive(), f"the {c.control} committer is still running"
             for rev, control, state in c.seen:
                 assert seen.get(rev, (control, state)) == (control, state), f"revision {rev} seen twice with different content"
                 seen[rev] = (control, state)
