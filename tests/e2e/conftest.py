@@ -24,7 +24,13 @@ Tests use only these fixtures and the objects they return (the helpers live
 on `Page`, `Gesture`, `Server` and `WsClient`), never `import conftest`.
 See the comment above `Page.drag` for how pointer drags are made.
 
-Waits are explicit (WebDriverWait / polling with a deadline) everywhere.
+Waits are explicit (WebDriverWait / polling with a deadline) everywhere, for the
+event itself, with generous bounds (WAIT, 30 s) that only a hang reaches: the
+suite must pass on a loaded machine. A check that something did NOT happen uses a
+barrier, never a sleep: `Page.barrier()` (the server has applied everything the
+page sent), `Page.frames()` (the page has drawn what it scheduled),
+`Page.after_page_timer()` (the page's own earlier timers have fired) and
+`WsClient.barrier()` (the server has sent this client everything it had for it).
 Selenium Manager is never used: the driver is Debian's /usr/bin/chromedriver
 and the browser /usr/bin/chromium, so nothing is downloaded.
 """
@@ -63,7 +69,9 @@ SHOTS = ROOT / "test-output" / "e2e"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 START_LINE = re.compile(r"^info tandem listening on http://127\.0\.0\.1:(\d+)")
-WAIT = 10.0  # default explicit-wait timeout, seconds
+# Default bound of every explicit wait, seconds: generous, so that only a hang reaches it
+# (the suite runs on machines whose cores are busy with other work).
+WAIT = 30.0
 
 # Never let Selenium Manager reach out (there is no internet beyond Debian and PyPI).
 os.environ.setdefault("SE_OFFLINE", "true")
@@ -96,7 +104,7 @@ class Server:
         self.token: str | None = None
         self.start()
 
-    def start(self, timeout: float = 10.0) -> None:
+    def start(self, timeout: float = WAIT) -> None:
         """Starts the server on self.port and waits for its start line (retrying while the port is not free yet)."""
         assert not self.running(), "server already running"
         deadline = time.monotonic() + timeout
@@ -119,7 +127,8 @@ class Server:
                 proc.wait(5)
                 raise RuntimeError(f"tandem printed no start line within {timeout} s:\n"
                                    + "\n".join(self.stderr_lines[-20:]))
-            # It exited, most likely because the port is not free again yet (a restart): retry.
+            # It exited, most likely because the port is not free again yet (a restart): retry
+            # (the pause only spaces the attempts; the deadline bounds them).
             if time.monotonic() > deadline:
                 raise RuntimeError(f"tandem did not start on port {self.port}:\n" + "\n".join(self.stderr_lines[-20:]))
             time.sleep(0.2)
@@ -140,7 +149,7 @@ class Server:
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def stop(self, timeout: float = 5.0) -> int | None:
+    def stop(self, timeout: float = WAIT) -> int | None:
         """SIGTERM, then the exit code (None if it had to be killed)."""
         if not self.running():
             return self.proc.returncode if self.proc else 0
@@ -161,7 +170,7 @@ class Server:
             headers["Authorization"] = f"Bearer {self.token}"
         req = urllib.request.Request(self.http + path, data=data, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=5) as resp:
+            with urllib.request.urlopen(req, timeout=WAIT) as resp:
                 return resp.status, json.loads(resp.read() or b"null")
         except urllib.error.HTTPError as error:
             raw = error.read()
@@ -345,6 +354,41 @@ class Page:
         self.wait(lambda: self.connection_state() == "open", timeout,
                   lambda: '#connection[data-state="open"] (now %r)' % (self.connection_state(),))
 
+    # -- barriers: for checks that something did NOT happen (never a sleep)
+
+    def frames(self, count: int = 2) -> None:
+        """Waits until the page has drawn `count` more animation frames: whatever it had
+        scheduled to draw (a render, a drag's pending move) has been drawn or sent by then."""
+        self.driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            let left = arguments[0];
+            const step = () => (--left <= 0 ? done(true) : requestAnimationFrame(step));
+            requestAnimationFrame(step);""", count)
+
+    def after_page_timer(self, ms: float) -> None:
+        """Waits for a timer of `ms` set now in the page to fire. The page's timers fire in the
+        order they are due (HTML's timer ordering), so any timer the page set before now and due
+        within `ms` (a reconnect's backoff, say) has fired by then, however slow the machine."""
+        self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1]; setTimeout(() => done(true), arguments[0]);", ms)
+
+    def barrier(self) -> None:
+        """Waits until the server has applied every message this page sent before now, then for
+        the page to draw: a check that an action committed nothing can follow.
+
+        Sends, on the page's own socket, an `auth` with the page's token (the protocol acknowledges
+        it and changes nothing: with auth off it is ignored, with auth on it is the same token
+        again) and waits for its `ack`. One connection's messages are applied in the order sent,
+        so everything the page sent before it (a drag, a key, an undo) has been applied by then."""
+        seq = self.driver.execute_script("""
+            const t = window.tandem;
+            const seq = t.model.nextSeq();
+            return t.connection.send({type: "auth", seq, token: t.access.connectToken() ?? "barrier"}) ? seq : null;""")
+        assert seq, f"[{self.name}] the page's connection is not open: no barrier"
+        self.wait(lambda: self.driver.execute_script("return window.tandem.model.ack;") >= seq,
+                  what=f"the ack of the barrier (seq {seq})")
+        self.frames()
+
     def is_stale(self) -> bool:
         return "stale" in (self.driver.find_element(By.TAG_NAME, "body").get_attribute("class") or "").split()
 
@@ -440,7 +484,7 @@ class Page:
         for i in range(1, steps + 1):
             self._pointer[0] = x0 + (target - x0) * i / steps
             self._mouse("mouseMoved", buttons=1)
-            time.sleep(0.02)  # tiny settle: one move per frame, as a hand would
+            time.sleep(0.02)  # the scenario, not a wait: a hand moves about once per frame
 
     def pointer_up(self) -> None:
         self._mouse("mouseReleased", buttons=0, clickCount=1)
@@ -509,7 +553,7 @@ class Gesture:
     def done(self) -> bool:
         return not self.thread.is_alive()
 
-    def join(self, timeout: float = 30.0) -> None:
+    def join(self, timeout: float = 2 * WAIT) -> None:
         self.thread.join(timeout)
         assert not self.thread.is_alive(), f"[{self.page.name}] the gesture did not finish within {timeout} s"
         if self.error is not None:
@@ -545,7 +589,8 @@ def browser(server, request):
         driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=_chrome_options())
         page = Page(driver, name, server)
         pages.append(page)
-        driver.set_page_load_timeout(15)
+        driver.set_page_load_timeout(2 * WAIT)
+        driver.set_script_timeout(2 * WAIT)  # execute_async_script (Page.frames and the like)
         if init_script:
             driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": init_script})
         # Always ?room=: "/" without it is the lobby (web/lobby.html).
@@ -553,7 +598,7 @@ def browser(server, request):
         params.update(query or {})
         driver.get(f"{server.http}/?{urlencode(params)}")
         if wait_open:
-            page.wait_open(timeout=15)
+            page.wait_open()
         return page
 
     yield open_
@@ -596,7 +641,7 @@ class WsClient:
         self._stack = contextlib.ExitStack()
         self.ws = self._stack.enter_context(ws_connect(
             f"ws://127.0.0.1:{server.port}/rooms/{room}?name={quote(name)}",
-            subprotocols=["tandem.v1"], open_timeout=5, close_timeout=2))
+            subprotocols=["tandem.v1"], open_timeout=WAIT, close_timeout=2))
         self.name = name
         self.frames: list[dict] = []
         self._cond = threading.Condition()
@@ -622,7 +667,7 @@ class WsClient:
                 with contextlib.suppress(Exception):
                     self.send(dict(self._last_move))
 
-    def expect(self, predicate: Callable[[dict], bool], timeout: float = 5.0) -> dict:
+    def expect(self, predicate: Callable[[dict], bool], timeout: float = WAIT) -> dict:
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
@@ -640,6 +685,15 @@ class WsClient:
             message["seq"] = self.seq
             self.ws.send(json.dumps(message))
             return self.seq
+
+    def barrier(self) -> None:
+        """Waits until the server has sent this client everything it had for it before now: an
+        `auth` (acknowledged and ignored with auth off, as in every test that uses WsClient),
+        then the update carrying its `ack`. The server writes a member's frame with everything
+        new for it up to then and its own `ack` together, so what the room showed this client
+        before the barrier (someone's latest preview, say) is in `frames` once it returns."""
+        seq = self.send({"type": "auth", "token": "barrier"})
+        self.expect(lambda f: f.get("type") == "update" and (f.get("ack") or 0) >= seq)
 
     def hold(self, control: str, thumb: str | None = None, dx: float = 0.2) -> None:
         """begin + move (no end): the thumb stays held, with a preview dx along the track."""

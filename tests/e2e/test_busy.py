@@ -3,8 +3,6 @@ says who holds it, shows their ghost, and commits nothing."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from selenium.webdriver.common.keys import Keys
 
@@ -29,7 +27,8 @@ def test_dragging_a_thumb_someone_else_holds_says_held_by_their_name_shows_their
     page.wait(lambda: "held by Robot" in page.text("gain", ".control-status"),
               what=lambda: f'.control-status "held by Robot" (now {page.text("gain", ".control-status")!r})')
 
-    time.sleep(0.3)  # settle: a commit would have landed by now
+    # Barrier: the server has applied everything the page sent for the drag (begin, moves, end).
+    page.barrier()
     assert server.rev() == rev, "the refused drag committed something"
     assert server.state("gain")["value"] == 0.5
     # The page still shows the holder's preview, not its own refused drag, and the holder's ghost.

@@ -27,7 +27,7 @@ def start_loop(server) -> tuple[subprocess.Popen, "queue.Queue[str]"]:
     return proc, lines
 
 
-def wait_line(lines: "queue.Queue[str]", needle: str, timeout: float = 20.0) -> str:
+def wait_line(lines: "queue.Queue[str]", needle: str, timeout: float = 60.0) -> str:
     deadline = time.monotonic() + timeout
     seen = []
     while time.monotonic() < deadline:

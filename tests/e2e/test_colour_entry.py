@@ -3,8 +3,6 @@ number changes nothing (and the field says so until fixed or Escape), a hex sets
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from selenium.webdriver.common.keys import Keys
 
@@ -45,7 +43,8 @@ def test_typing_levels_and_a_hex_into_the_colour_fields_commits_clamped_values_a
     page.wait(lambda: green.get_attribute("aria-invalid") == "true", what="the green field marked invalid")
     error = page.find("#" + green.get_attribute("aria-describedby"))
     assert "not a number" in error.text
-    time.sleep(0.3)  # settle: anything sent would have been committed by now
+    # Barrier: the server has applied whatever the page sent for the Enter.
+    page.barrier()
     assert server.rev() == rev, "text that is not a number changed the room"
     assert server.state("color")["green"] == pytest.approx(0.4)
     green.send_keys(Keys.ESCAPE)

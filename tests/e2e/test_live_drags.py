@@ -2,20 +2,19 @@
 (a ghost with the dragger's name, and the thumb following the preview), and
 after the release both show the value the server committed.
 
-The drag is one ActionChains gesture in window A (see `Page.drag`): press,
-move in a few steps, hold; move back a little, hold; release. During the holds
-the test watches window B, the API, and a third, WebSocket-only member of the
-room (`watcher`) that reports A's preview as the server broadcast it."""
+The drag in window A goes through DevTools input (`Page.pointer_down`,
+`pointer_move`, `pointer_up`: trusted mouse events whose pointer capture
+survives between commands), so that A's button stays down for as long as the
+test looks, however slow the machine: press, move in a few steps, hold; move
+back a little, hold; release. During each hold the test watches window B, the
+API, and a third, WebSocket-only member of the room (`watcher`) that reports
+A's preview as the server broadcast it."""
 
 from __future__ import annotations
-
-import time
 
 import pytest
 
 EPS = 1e-6
-HOLD = 2.5  # seconds each hold lasts: ample time to check window B while A's button is down
-STEADY = 0.4  # seconds a preview must stay put to count as the hold's
 
 
 def ghost_named(page, control, thumb, by, name):
@@ -27,46 +26,40 @@ def ghost_named(page, control, thumb, by, name):
 
 
 def watch_live_drag(a, b, server, watcher, control, thumb, holds, tolerance=EPS):
-    """A drags control.thumb through `holds` [(dx px, s), ...]; at each hold B must show A's ghost and
-    follow A's preview. After the release both windows show the committed value, equal to the API's.
-    Returns (value before, the previews seen at each hold, committed value)."""
+    """A drags control.thumb to each of `holds` (dx px from the press) and holds there; at each hold
+    B must show A's ghost and follow A's preview. After the release both windows show the committed
+    value, equal to the API's. Returns (value before, the previews seen at each hold, committed value)."""
     a_id = a.my_client_id()
     before = server.state(control)[thumb]
     b.wait_now(control, thumb, before)
     assert not b.ghosts(control, thumb), "a ghost before anyone drags"
 
     previews = []
-    gesture = a.drag(control, thumb, holds)
+    a.pointer_down(control, thumb)
     try:
-        for _ in holds:
+        x0 = a._pointer[0]
+        for dx in holds:
             seen = previews[-1] if previews else before
-
-            candidate = {}
-
-            def b_follows_a_new_preview():
-                """A's preview moved on from `seen`, B shows it, and both held still for STEADY s
-                (so that the value is the hold's, not one on the way there)."""
-                preview = watcher.preview(a_id, control, thumb)
-                if preview is None or abs(preview - seen) <= tolerance \
-                        or abs(b.now(control, thumb) - preview) > tolerance:
-                    candidate.clear()
-                    return None
-                if candidate.get("value") != preview:
-                    candidate.update(value=preview, since=time.monotonic())
-                return [preview] if time.monotonic() - candidate["since"] >= STEADY else None
-
-            [preview] = b.wait(b_follows_a_new_preview, timeout=HOLD + 2,
-                             what=lambda: f"{b.name}'s {control}.{thumb} aria-valuenow follows {a.name}'s new preview "
-                                  f"(watcher sees {watcher.preview(a_id, control, thumb)}, "
-                                  f"{b.name} shows {b._safe_now(control, thumb)})")
+            a.pointer_move(x0 + dx - a._pointer[0])
+            # Barriers, in order: A has sent its last move (its next frames have run), the server
+            # has applied it (A's barrier is acknowledged), and the server has sent the watcher
+            # everything it had for it by then: the watcher's latest preview of A's is the hold's.
+            a.frames()
+            a.barrier()
+            watcher.barrier()
+            preview = watcher.preview(a_id, control, thumb)
+            assert preview is not None and abs(preview - seen) > tolerance, \
+                f"the server's preview of {a.name}'s drag did not move on from {seen}: {preview}"
+            b.wait(lambda: abs(b.now(control, thumb) - preview) <= tolerance,
+                   what=lambda: f"{b.name}'s {control}.{thumb} aria-valuenow follows {a.name}'s preview {preview} "
+                                f"(shows {b._safe_now(control, thumb)})")
             previews.append(preview)
-            assert not gesture.done(), "the hold was over before the preview reached the other window"
-            assert ghost_named(b, control, thumb, a_id, a.name), \
-                f'no .ghost[data-by="{a_id}"][data-thumb="{thumb}"] containing "{a.name}" in {b.name}\'s window'
+            b.wait(lambda: ghost_named(b, control, thumb, a_id, a.name),
+                   what=f'.ghost[data-by="{a_id}"][data-thumb="{thumb}"] containing "{a.name}" in {b.name}\'s window')
             # A preview is not a commit.
             assert server.state(control)[thumb] == pytest.approx(before), "the drag committed before the release"
     finally:
-        gesture.join()
+        a.pointer_up()
 
     committed = server.wait_state(control, lambda s: abs(s[thumb] - before) > EPS, what=f"{thumb} != {before}")[thumb]
     for page in (a, b):
@@ -85,7 +78,7 @@ def test_a_gain_drag_in_one_window_shows_a_ghost_and_the_preview_in_the_other_an
     watcher = ws_client("Watcher")
     width = a.track_width("gain")
     before, previews, committed = watch_live_drag(
-        a, b, server, watcher, "gain", "value", [(width * 0.3, HOLD), (width * 0.2, HOLD)])
+        a, b, server, watcher, "gain", "value", [width * 0.3, width * 0.2])
     assert before == 0.5
     assert previews[0] > previews[1] > 0.5, previews
     assert committed == pytest.approx(previews[-1]), "the release committed something else than the last preview"
@@ -98,7 +91,7 @@ def test_the_range_upper_thumb_dragged_far_right_stops_at_the_operable_limit_3_l
     width = a.track_width("blanks")
     # Far beyond the track's end (clamped to the viewport), then a little back: still beyond 3.
     before, previews, committed = watch_live_drag(
-        a, b, server, watcher, "blanks", "upper", [(width * 0.15, HOLD), (width * 2, HOLD)])
+        a, b, server, watcher, "blanks", "upper", [width * 0.15, width * 2])
     assert before == 1
     assert previews[-1] == 3, previews
     assert committed == 3
@@ -115,7 +108,7 @@ def test_a_colour_channel_drag_is_followed_live_in_the_other_window_and_commits_
     width = a.track_width("color")
     # aria-valuenow of a channel is its level rounded to 3 decimals.
     before, previews, committed = watch_live_drag(
-        a, b, server, watcher, "color", "red", [(width * 0.3, HOLD), (width * 0.2, HOLD)], tolerance=0.0006)
+        a, b, server, watcher, "color", "red", [width * 0.3, width * 0.2], tolerance=0.0006)
     assert before == pytest.approx(0.2)
     assert previews[0] > previews[1] > 0.2, previews
     assert committed == pytest.approx(previews[-1])

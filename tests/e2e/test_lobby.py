@@ -25,13 +25,13 @@ def test_the_lobby_lists_the_rooms_with_live_people_counts(browser, server, ws_c
     page = open_lobby(browser, server)
     assert page.driver.title == "Rooms · Tandem"
     # (The fixture's first load was the room page: its connection is gone within a refresh.)
-    page.wait(lambda: people_of(page, "demo") == "0", timeout=10, what="nobody in demo")
+    page.wait(lambda: people_of(page, "demo") == "0", what="nobody in demo")
     assert page.find('#rooms li[data-room="demo"] .room-people').text == "empty"
     clients = [ws_client(f"P{i}") for i in range(3)]
-    page.wait(lambda: people_of(page, "demo") == "3", timeout=10, what="3 people in demo, within a refresh")
+    page.wait(lambda: people_of(page, "demo") == "3", what="3 people in demo, within a refresh")
     assert page.find('#rooms li[data-room="demo"] .room-people').text == "3 people"
     clients[0].close()
-    page.wait(lambda: people_of(page, "demo") == "2", timeout=10, what="2 people after one left")
+    page.wait(lambda: people_of(page, "demo") == "2", what="2 people after one left")
     page.screenshot("lobby-desktop.png")
 
 
@@ -55,7 +55,7 @@ def test_creating_a_room_from_the_form_lists_it_and_its_link_opens_the_room(brow
     # This browser has no name yet: the room page asks for one first.
     page.wait(lambda: page.find("dialog.name-dialog").get_attribute("open") is not None, what="the name dialog")
     page.find("#name-input").send_keys("Lou" + Keys.ENTER)
-    page.wait_open(timeout=15)
+    page.wait_open()
     assert "Lou" in page.presence()[page.my_client_id()]["text"]
     assert page.find("#room-id").text == "synth"
     assert page.exists(page.section_css("cutoff"))

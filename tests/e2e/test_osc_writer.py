@@ -14,7 +14,7 @@ from pythonosc.udp_client import SimpleUDPClient
 LISTEN_LINE = re.compile(r"osc listening on udp://\S+:(\d+)")
 
 
-def osc_port(server, timeout: float = 5.0) -> int:
+def osc_port(server, timeout: float = 30.0) -> int:
     """The --osc-listen port the server picked (its start log line)."""
     deadline = time.monotonic() + timeout
     while True:

@@ -6,7 +6,6 @@ is something to take back, saying what they did."""
 
 from __future__ import annotations
 
-import time
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
@@ -74,7 +73,7 @@ def test_presence_keeps_to_one_line_with_a_chip_at_phone_size_with_41_people(bro
     page = browser("Ann")
     page.set_viewport(390, 844, mobile=True)
     others = [ws_client(f"Person {i:02d}") for i in range(40)]
-    page.wait(lambda: len(page.presence()) == 41, timeout=15, what="41 people listed")
+    page.wait(lambda: len(page.presence()) == 41, what="41 people listed")
     chip = page.find("#presence li.peer-more button")
     page.wait(lambda: chip.is_displayed() and chip.text.startswith("+"), what="the +N chip")
     shown = [li for li in page.all("#presence li[data-client]") if li.is_displayed()]
@@ -126,7 +125,7 @@ def test_colour_text_takes_short_hex_and_rgb_and_says_what_is_wrong_with_the_res
         page.wait(lambda: hex_field.get_attribute("aria-invalid") == "true", what=f"aria-invalid after {bad!r}")
         assert error.is_displayed() and words in error.text, (bad, error.text)
         assert hex_field.get_attribute("value") == bad, "the bad text stays to be fixed"
-        time.sleep(0.2)
+        page.barrier()  # the server has applied whatever the page sent for the Enter
         assert server.rev() == rev, f"{bad!r} changed the room"
     page.screenshot("colour-error.png", page.section("color"))
     type_into(page, hex_field, "#0f0")
@@ -165,6 +164,7 @@ def test_undo_and_redo_are_enabled_only_with_something_to_do_and_say_what_they_d
     page.focus(page.thumb("gain", "value"))
     ActionChains(page.driver).key_down(Keys.CONTROL).send_keys("z").key_up(Keys.CONTROL).perform()
     page.wait(lambda: status.text == "Nothing to undo", what=lambda: f"'Nothing to undo' (now {status.text!r})")
+    page.barrier()  # the server has applied whatever the page sent for that Ctrl+Z
     assert server.rev() == rev
 
 

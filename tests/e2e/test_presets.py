@@ -125,7 +125,9 @@ def test_rename_and_delete_from_the_panel_reach_the_other_window(browser, server
     # Delete asks first; Keep keeps it, Delete deletes it for everyone.
     ann.find('.preset[data-name="Warmer"] [data-role="delete"]').click()
     ann.find('.preset[data-name="Warmer"] [data-role="keep"]').click()
+    ann.barrier()  # the server has applied whatever the page sent for Keep
     assert listed(ann) == ["Warmer"]
+    assert server.request("GET", "/api/rooms/demo/presets")[1]["presets"][0]["name"] == "Warmer"
     ann.find('.preset[data-name="Warmer"] [data-role="delete"]').click()
     ann.find('.preset[data-name="Warmer"] [data-role="confirm-delete"]').click()
     for page in (ann, ben):

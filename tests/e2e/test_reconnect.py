@@ -32,7 +32,8 @@ def go_stale_keeping_values(pages, server):
 
 def reopen(pages, gain, size):
     for page in pages:
-        page.wait_open(timeout=25)
+        # The page may be in a backoff of up to 15 s by now: a bound well past that.
+        page.wait_open(timeout=60)
         page.wait(lambda: not page.is_stale(), what="body.stale removed once open again")
         page.wait_now("gain", "value", gain)
         page.wait_now("size", "index", size)

@@ -43,7 +43,7 @@ def state(server, control: str) -> dict:
     return server.state(control, room=ROOM)
 
 
-def _wait_room_state(server, control, predicate, what, timeout=10.0):
+def _wait_room_state(server, control, predicate, what, timeout=30.0):
     """Polls the synth room's committed state of `control` through the API until `predicate` holds."""
     deadline = time.monotonic() + timeout
     while True:

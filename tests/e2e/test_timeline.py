@@ -62,6 +62,7 @@ def test_scrub_back_previews_locally_and_restore_commits_one_revision(browser, s
     # The past cannot be moved: a key on a control sends nothing.
     ann.focus(ann.thumb("gain", "value"))
     ann.keys(Keys.ARROW_UP)
+    ann.barrier()  # the server has applied whatever the page sent for the key
     ann.wait_now("gain", "value", 0.2)
     assert server.rev() == 4
 

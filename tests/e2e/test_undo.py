@@ -3,8 +3,6 @@ last edit, and the other window sees the result."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
@@ -77,7 +75,8 @@ def test_ctrl_z_in_the_hex_field_is_the_fields_own_undo(browser, server):
     field = ann.in_section("color", "input")
     ann.focus(field)
     chord(ann, Keys.CONTROL, key="z")
-    time.sleep(0.3)  # settle: an undo would have committed by now
+    # Barrier: the server has applied whatever the page sent for that Ctrl+Z.
+    ann.barrier()
     # Nothing reached the room: a Ctrl+Z in a field is not an undo of the size.
     assert server.rev() == rev
     assert server.state("size") == {"index": 3, "value": 80}
