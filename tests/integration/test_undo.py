@@ -35,8 +35,9 @@ def test_undo_and_redo_revert_only_ones_own_edits_and_everyone_sees_them(server,
     assert frame["ack"] == seq
     change = find_change(ben.expect(has_change("gain", state=value_is(0.5))), "gain")
     assert change["by"] == ann.id
-    # Ben's size is untouched.
-    ann.drain(200)
+    # Ben's size is untouched: nothing of the undo comes after their barriers' answers.
+    ann.barrier()
+    ben.barrier()
     assert not any(find_change(f, "size") for f in ann.history[a0:] + ben.history[b0:])
 
     # Ann's redo puts the drag back.
@@ -52,7 +53,8 @@ def test_undo_and_redo_revert_only_ones_own_edits_and_everyone_sees_them(server,
     ben.expect(has_change("size", by=ben.id, state=size_is(2, 60)))
     ann.expect(has_change("size", by=ben.id, state=size_is(2, 60)))
     ben.expect_ack(seq)
-    ann.drain(200)
+    ann.barrier()
+    ben.barrier()
     assert not any(find_change(f, "gain") for f in ann.history[a0:] + ben.history[b0:])
 
     # The room agrees with what both saw.
