@@ -4,7 +4,42 @@ import { test } from "node:test";
 import { PREVIEW_DELAY_MS, Timeline, clockTime, restoreRefusal, timeAt, timeLabels } from "../js/timeline.js";
 
 const T0 = new Date(2026, 10, 30, 14, 2, 31).getTime();
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * For one test, setTimeout and clearTimeout on a clock moved by hand (the
+ * preview's pause is a timer of the page's): `await clock.tick(ms)` fires the
+ * timers due by then, in order, and waits for what each started (a timer whose
+ * callback returns a promise, the fetch of a moment, is done when it settles).
+ */
+function fakeTimers(t) {
+  const real = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout };
+  const timers = new Map();
+  let now = 0;
+  let ids = 0;
+  globalThis.setTimeout = (fn, ms = 0, ...args) => {
+    ids += 1;
+    timers.set(ids, { at: now + Math.max(0, Number(ms) || 0), fn, args });
+    return ids;
+  };
+  globalThis.clearTimeout = (id) => {
+    timers.delete(id);
+  };
+  t.after(() => Object.assign(globalThis, real));
+  return {
+    async tick(ms) {
+      const to = now + ms;
+      for (;;) {
+        let next = null;
+        for (const [id, timer] of timers) if (timer.at <= to && (!next || timer.at < next[1].at)) next = [id, timer];
+        if (!next) break;
+        timers.delete(next[0]);
+        now = next[1].at;
+        await next[1].fn(...next[1].args);
+      }
+      now = to;
+    },
+  };
+}
 
 test("clock times are hh:mm:ss in local time", () => {
   assert.equal(clockTime(T0), "14:02:31");
@@ -61,7 +96,8 @@ function fixture({ rev = 20, readOnly = false, moments = {} } = {}) {
   return { timeline, model, actions, connection, requests, sent, changes: () => changes };
 }
 
-test("scrubbing back previews the moment after a pause, locks the controls, and the newest revision is live again", async () => {
+test("scrubbing back previews the moment after a pause, locks the controls, and the newest revision is live again", async (t) => {
+  const clock = fakeTimers(t);
   const moments = { 7: { rev: 7, time: T0 + 7000, by: "Ann", controls: { gain: { value: 0.25 } } } };
   const { timeline, actions, requests, sent } = fixture({ moments });
   await timeline.loadSummary();
@@ -74,7 +110,9 @@ test("scrubbing back previews the moment after a pause, locks the controls, and 
   assert.equal(timeline.viewing, true);
   assert.equal(actions.readOnly, true, "the controls send nothing while viewing");
   assert.equal(timeline.shown("gain"), null, "until it arrives, the live values show");
-  await sleep(PREVIEW_DELAY_MS + 50);
+  await clock.tick(PREVIEW_DELAY_MS - 1);
+  assert.equal(requests.length, 1, "nothing is fetched before the pause is over");
+  await clock.tick(1);
   assert.deepEqual(requests.slice(1).map((r) => new URL(r.url).pathname), ["/api/rooms/my%20room/timeline/7"]);
   assert.deepEqual(timeline.shown("gain"), { value: 0.25 });
   assert.equal(timeline.viewedText(), "14:02:38");
@@ -90,11 +128,12 @@ test("scrubbing back previews the moment after a pause, locks the controls, and 
   assert.equal(requests.length, 2);
 });
 
-test("a pruned moment says so; back to live clears it", async () => {
+test("a pruned moment says so; back to live clears it", async (t) => {
+  const clock = fakeTimers(t);
   const { timeline } = fixture();
   await timeline.loadSummary();
   timeline.scrub(2);
-  await sleep(PREVIEW_DELAY_MS + 50);
+  await clock.tick(PREVIEW_DELAY_MS);
   assert.match(timeline.error, /pruned/);
   assert.equal(timeline.shown("gain"), null);
   timeline.backToLive();
@@ -102,13 +141,14 @@ test("a pruned moment says so; back to live clears it", async () => {
   assert.equal(timeline.error, "");
 });
 
-test("restore sends the viewed revision with the next seq; its ack goes back to live, a reject says why and stays", async () => {
+test("restore sends the viewed revision with the next seq; its ack goes back to live, a reject says why and stays", async (t) => {
+  const clock = fakeTimers(t);
   const moments = { 5: { rev: 5, time: T0, by: "Ann", controls: { gain: { value: 0.1 } } } };
   const { timeline, sent, model } = fixture({ moments });
   await timeline.loadSummary();
   assert.equal(timeline.restore(), null, "nothing to restore while live");
   timeline.scrub(5);
-  await sleep(PREVIEW_DELAY_MS + 50);
+  await clock.tick(PREVIEW_DELAY_MS);
   const seq = timeline.restore();
   assert.deepEqual(sent, [{ type: "restore", seq: 5, rev: 5 }]);
   assert.equal(seq, 5);
@@ -124,12 +164,14 @@ test("restore sends the viewed revision with the next seq; its ack goes back to 
   assert.equal(model.seq, 6);
 });
 
-test("a viewer can look back but not restore; a server without history hides the panel", async () => {
+test("a viewer can look back but not restore; a server without history hides the panel", async (t) => {
+  const clock = fakeTimers(t);
   const moments = { 5: { rev: 5, time: T0, controls: {} } };
   const viewer = fixture({ readOnly: true, moments });
   await viewer.timeline.loadSummary();
   viewer.timeline.scrub(5);
-  await sleep(PREVIEW_DELAY_MS + 50);
+  await clock.tick(PREVIEW_DELAY_MS);
+  assert.deepEqual(viewer.timeline.preview, moments[5], "the moment is shown to a viewer");
   assert.equal(viewer.timeline.restore(), null);
   assert.equal(viewer.sent.length, 0);
 
