@@ -13,12 +13,12 @@ import subprocess
 
 import pytest
 
-from helpers import OP_BINARY, OP_CLOSE, OP_CONTINUATION, OP_TEXT, ROOT, RawWebSocket, SUBPROTOCOL
+from helpers import OP_BINARY, OP_CLOSE, OP_CONTINUATION, OP_TEXT, ROOT, SUBPROTOCOL, WAIT, RawWebSocket
 
 
 def handshake(port: int, headers: list[str], path: str = "/rooms/demo") -> tuple[str, dict[str, str], bytes, socket.socket]:
     """Sends a hand-written upgrade request; returns the status line, headers, body bytes read and the socket."""
-    sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+    sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
     key = base64.b64encode(os.urandom(16)).decode()
     lines = [f"GET {path} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Upgrade: websocket", "Connection: Upgrade",
              f"Sec-WebSocket-Key: {key}", *headers]
@@ -60,16 +60,19 @@ def masked_frame(opcode: int, payload: bytes, mask: bool = True, fin: bool = Tru
 
 
 def close_frames_after(raw: RawWebSocket, data: bytes) -> list[bytes]:
-    """Sends `data` raw and returns the payloads of every close frame the server sends until it hangs up."""
+    """Sends `data` raw and returns the payloads of every close frame the server sends until it hangs up (within WAIT)."""
     raw.sock.sendall(data)
+    raw.settimeout(WAIT)
     closes = []
     try:
         while True:
             _, opcode, payload = raw.read_frame()
             if opcode == OP_CLOSE:
                 closes.append(payload)
-    except (EOFError, ConnectionResetError, TimeoutError, socket.timeout):
+    except (EOFError, ConnectionResetError):
         pass
+    except (TimeoutError, socket.timeout):
+        raise AssertionError(f"the server did not hang up within {WAIT} s; close frames so far: {closes}") from None
     return closes
 
 
@@ -220,7 +223,7 @@ def test_the_echo_endpoint_reassembles_fragments(echo):
 
 def test_the_echo_endpoint_echoes_a_4_mib_message(echo):
     payload = os.urandom(4 * 1024 * 1024)
-    echo.settimeout(30)
+    echo.settimeout(WAIT)
     echo.send_frame(OP_BINARY, payload)
     assert echo.read_message() == (OP_BINARY, payload)
 
@@ -240,6 +243,6 @@ def test_the_echo_endpoint_joins_no_room(echo_server, echo):
 
 @pytest.mark.parametrize("value", ["echo", "/rooms/echo", ""])
 def test_a_bad_echo_path_exits_2_naming_the_flag(tandem_binary, value):
-    result = subprocess.run([str(tandem_binary), "--echo-path", value], cwd=ROOT, capture_output=True, text=True, timeout=10)
+    result = subprocess.run([str(tandem_binary), "--echo-path", value], cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
     assert result.returncode == 2
     assert "--echo-path" in result.stderr
