@@ -97,7 +97,7 @@ def drive(server, tmp_path) -> tuple[Path, list[int], list[list[bytes]]]:
         ports = [c.sock.getsockname()[1] for c in clients]
     finally:
         strace.terminate()
-        strace.wait(10)
+        strace.wait(WAIT)
         for c in clients:
             c.close()
     return log, ports, received
