@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { connect } from "../tandem.js";
-import { Server, sleep, tcpProxy, until } from "./harness.mjs";
+import { Server, tcpProxy, until, WAIT_MS } from "./harness.mjs";
 
 test("s6 reconnect with since: a killed connection comes back with since=, catches up and reports the missed commits", async (t) => {
   const server = await Server.start();
@@ -33,12 +33,14 @@ test("s6 reconnect with since: a killed connection comes back with since=, catch
   await until(() => trainer.state === "reconnecting", "the trainer noticing the drop");
   await ann.control("gain").set(0.11);
   await ann.control("size").set(100);
-  // A set made while disconnected waits for the next connection.
+  // A set made while disconnected waits for the next connection, through a refused attempt or more.
   const queued = trainer.control("color").set("#FF0000");
-  await sleep(200);
+  const refused = proxy.refused;
+  await until(() => proxy.refused > refused, "a reconnect attempt refused while the set waits");
   proxy.block = false;
 
-  await until(() => trainer.state === "open" && trainer.client !== firstClient, "the trainer back in the room", 20_000);
+  // Its back-off may be at several seconds by now: a bound well past that.
+  await until(() => trainer.state === "open" && trainer.client !== firstClient, "the trainer back in the room", 2 * WAIT_MS);
   assert.equal(await queued, "#FF0000");
 
   // It asked for what it missed since the revision it had.

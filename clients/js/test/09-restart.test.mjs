@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { connect, TandemError } from "../tandem.js";
-import { Server, sleep, tempDir, until } from "./harness.mjs";
+import { Server, sleep, tempDir, until, WAIT_MS } from "./harness.mjs";
 
 for (const signal of ["SIGTERM", "SIGKILL"]) test(`s9 server restart (${signal}): no acknowledged set is lost, none goes missing silently`, async (t) => {
   const { dir, remove } = tempDir();
@@ -22,10 +22,10 @@ for (const signal of ["SIGTERM", "SIGKILL"]) test(`s9 server restart (${signal})
     sets.push(trainer.control("gain").set(value).then((committed) => ({ value, committed })));
     if (i === 9) await server.stop(signal); // mid-series: whatever was in flight gets no ack
     if (i === 19) await server.restart();
-    await sleep(15);
+    await sleep(15); // the scenario: a series of sets over time, not a wait for anything
   }
   const results = await Promise.allSettled(sets);
-  await until(() => trainer.state === "open", "the trainer back in the room", 20_000);
+  await until(() => trainer.state === "open", "the trainer back in the room", 2 * WAIT_MS);
 
   const acked = results.filter((r) => r.status === "fulfilled").map((r) => r.value.value);
   const failed = results.filter((r) => r.status === "rejected").map((r) => r.reason);

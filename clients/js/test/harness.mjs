@@ -93,14 +93,15 @@ export class Server {
     });
   }
 
-  /** Starts again on the same port (the address may take a moment to be free). */
+  /** Starts again on the same port (the address may take a moment to be free: tries until WAIT_MS have passed). */
   async restart() {
-    for (let attempt = 0; ; attempt++) {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
       try {
         return await this.launch(this.port);
       } catch (error) {
-        if (attempt >= 20) throw error;
-        await sleep(100);
+        if (Date.now() > deadline) throw error;
+        await sleep(100); // spaces the attempts; the deadline bounds them
       }
     }
   }
@@ -108,14 +109,16 @@ export class Server {
 
 /**
  * A TCP proxy to `port` on 127.0.0.1: `port` is its own; `drop()` kills every
- * connection through it with a TCP reset; `block` refuses new ones while true;
- * `requests` keeps the first line of each connection's HTTP request (the upgrade).
+ * connection through it with a TCP reset; `block` refuses new ones while true
+ * (`refused` counts them); `requests` keeps the first line of each connection's
+ * HTTP request (the upgrade).
  */
 export async function tcpProxy(port) {
   const sockets = new Set();
-  const proxy = { block: false, requests: [], port: 0 };
+  const proxy = { block: false, refused: 0, requests: [], port: 0 };
   const server = net.createServer((client) => {
     if (proxy.block) {
+      proxy.refused += 1;
       client.resetAndDestroy();
       return;
     }
@@ -181,8 +184,11 @@ export function mintToken(secret, { ttl = 3600, ...claims } = {}) {
 
 export const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
+/** The bound of every wait for something that will happen: generous, so that only a hang reaches it on a loaded machine. */
+export const WAIT_MS = 30_000;
+
 /** Waits until `predicate()` is truthy (polling every 20 ms) and returns its value; fails after `timeout` ms with `what`. */
-export async function until(predicate, what = "the condition", timeout = 10_000) {
+export async function until(predicate, what = "the condition", timeout = WAIT_MS) {
   const deadline = Date.now() + timeout;
   for (;;) {
     const value = await predicate();
