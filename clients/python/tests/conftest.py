@@ -45,7 +45,7 @@ def start_server(tandem_binary):
     problems = []
     for server in servers:
         if server.running():
-            rc = server.stop(signal.SIGTERM, timeout=5)
+            rc = server.stop(signal.SIGTERM)  # waits up to helpers.WAIT
             if rc != 0:
                 problems.append(f"server on port {server.port} exited {rc}\n" + "\n".join(server.stderr_lines[-20:]))
     assert not problems, "\n\n".join(problems)

@@ -11,17 +11,17 @@ from helpers import http_request
 
 def test_set_sets_one_control_and_prints_the_committed_state(server):
     done = subprocess.run([sys.executable, "-m", "tandem", "set", server.url, "gain", "0.126"],
-                          capture_output=True, text=True, timeout=20)
+                          capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == 'gain = {"value": 0.13}'
     colour = subprocess.run([sys.executable, "-m", "tandem", "set", server.url, "color", "#FF8800"],
-                            capture_output=True, text=True, timeout=20)
+                            capture_output=True, text=True, timeout=60)
     assert colour.returncode == 0 and '"hex": "#FF8800"' in colour.stdout
 
 
 def test_set_reports_a_reject_and_exits_1(server):
     done = subprocess.run([sys.executable, "-m", "tandem", "set", server.url, "bpm", "loud"],
-                          capture_output=True, text=True, timeout=20)
+                          capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "number" in done.stderr
 
 

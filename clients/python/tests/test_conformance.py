@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 import time
 
 import pytest
 
 import tandem
-from helpers import find_change, has_change, has_gesture, value_is
+from helpers import WAIT, find_change, has_change, has_gesture, value_is
 from proxy import Proxy
 from test_auth import token as mint  # tokens minted independently of the server (tests/integration)
 
@@ -23,7 +24,7 @@ STUDIO = {"id": "studio", "title": "Studio", "controls": [
 ]}
 
 
-def until(condition, timeout: float = 5.0, what: str = "condition") -> None:
+def until(condition, timeout: float = WAIT, what: str = "condition") -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         if time.monotonic() > deadline:
@@ -159,6 +160,14 @@ def test_s3_a_burst_past_the_rate_limit_raises_rate_limited(server):
         room = await tandem.aconnect(server.url, name="flood")
         try:
             results = await asyncio.gather(*(room.set("size", 60) for _ in range(700)), return_exceptions=True)
+            # The limit refills at 300 a second: where the server takes over a third of a second
+            # for these 700 (a loaded machine), none may be refused, so more follow in rounds of
+            # 100 (each far under the second of rejects that closes a flooding client) until some
+            # are; they are once sets come faster than 300 a second.
+            for _ in range(100):
+                if any(isinstance(r, tandem.RateLimited) for r in results):
+                    break
+                results += await asyncio.gather(*(room.set("size", 60) for _ in range(100)), return_exceptions=True)
             limited = [r for r in results if isinstance(r, tandem.RateLimited)]
             assert limited and all(isinstance(r, (dict, tandem.RateLimited)) for r in results), results[:3]
         finally:
@@ -177,7 +186,7 @@ def test_s4_a_gesture_previews_to_others_then_commits_once(start_server, rooms, 
     with room["gain"].drag() as g:
         for v in (0.1, 0.2, 0.3, 0.4):
             g.move_to(v)
-            time.sleep(0.05)
+            time.sleep(0.05)  # the scenario: a hand moving over time, not a wait for anything
         ben.expect(has_gesture("gain", by=room.client, phase="move", state=value_is(0.4)), what="the ghost at 0.4")
         assert server_state(server, "gain") == {"value": 0.5}   # nothing committed yet
         assert room["gain"].value == 0.5
@@ -193,7 +202,7 @@ def test_s4_an_exception_in_the_block_cancels_the_gesture(start_server, rooms, t
     with pytest.raises(RuntimeError):
         with room["gain"].drag() as g:
             g.move_to(0.9)
-            time.sleep(0.05)
+            time.sleep(0.05)  # the scenario: the block runs a while before it fails
             raise RuntimeError("stop")
     assert room["gain"].value == 0.5
     assert server.get("/api/rooms/demo/history?since=0").json()["history"] == []
@@ -272,14 +281,21 @@ def test_s6_a_killed_connection_reconnects_with_since_and_catches_up(server, roo
         put(server, "gain", 0.8)
         put(server, "bpm", 120)
         results: list = []
-        offline = threading.Thread(target=lambda: results.append(room["color"].set("#FF8800")))
-        offline.start()                     # a set made while down waits for the next connection
-        time.sleep(0.3)                     # a few refused attempts: the back-off at work
+        calling = threading.Event()
+
+        def offline_set() -> None:
+            calling.set()
+            results.append(room["color"].set("#FF8800"))
+        offline = threading.Thread(target=offline_set)
+        offline.start()                     # a set made while down waits for the next connection,
+        assert calling.wait(WAIT)
+        refused = proxy.refused
+        until(lambda: proxy.refused >= refused + 2, what="two refused attempts while the set waits")  # the back-off at work
         assert results == []
         proxy.open = True
-        offline.join(10)
+        offline.join(WAIT)
         assert results and results[0]["hex"] == "#FF8800"
-        until(lambda: room.connected and room.rev == before + 3, timeout=10, what="the reconnect")
+        until(lambda: room.connected and room.rev == before + 3, what="the reconnect")
         assert room.client != first_client and room.resumed_since == before
         snapshot = server.get("/api/rooms/demo").json()
         assert {c["id"]: c["state"] for c in snapshot["controls"]} == {c: room[c].state for c in room}
@@ -303,7 +319,7 @@ def test_s7_a_schema_change_rejoins_with_the_new_controls(server, rooms):
     post_room(server, {"id": "studio", "title": "Studio 2", "controls": [
         {"id": "volume", "type": "slider", "min": 0, "max": 10, "step": 1},
         {"id": "pan", "type": "slider", "min": -1, "max": 1}]}, 200)
-    assert changed.wait(5)
+    assert changed.wait(WAIT)
     assert list(room) == ["volume", "pan"] and room.title == "Studio 2" and room.resumed_since is None
     assert room["volume"].value == 6
     assert room["pan"].set(0.5) == {"value": 0.5}
@@ -312,7 +328,7 @@ def test_s7_a_schema_change_rejoins_with_the_new_controls(server, rooms):
 # 8 ---------------------------------------------------------------------------
 
 
-def test_s8_a_token_callable_is_asked_again_and_the_session_outlives_the_first_token(start_server, rooms, tmp_path):
+def test_s8_a_token_callable_is_asked_again_and_the_session_outlives_the_first_token(start_server, rooms, peer, tmp_path):
     from test_auth import SECRET
     secret = tmp_path / "secret"
     secret.write_bytes(SECRET)
@@ -320,16 +336,21 @@ def test_s8_a_token_callable_is_asked_again_and_the_session_outlives_the_first_t
     minted = []
 
     def provider() -> str:
-        minted.append(time.time())
-        return mint("editor", ttl=3)
+        # Tokens of 8 s: the client asks again at 70 % of the time left, so it has seconds to spare.
+        minted.append(mint("editor", ttl=8))
+        return minted[-1]
 
     room = join(rooms, server.url, token=provider)
-    client, first_exp = room.client, int(minted[0] + 3)
-    until(lambda: time.time() > first_exp + 1.5, timeout=8, what="the first token's expiry")
+    client = room.client
+    # A witness joins with the first token itself, which nobody renews.
+    witness = peer(server, "witness", token=minted[0])
+    # Barrier: the server closes the witness (4401) once its expiry check has run past the first
+    # token's exp; the room's connection then answers a set on it: it outlived that exp.
+    assert witness.wait_closed()[0] == 4401
+    assert room["gain"].set(0.4) == {"value": 0.4}
     assert room.connected and room.client == client and room.connections == 1
     assert len(minted) >= 2
-    assert room["gain"].set(0.4) == {"value": 0.4}
-    assert server.log_lines("token expired") == []
+    assert [line for line in server.log_lines("token expired") if re.search(rf"\b{client} sub=", line)] == []
 
 
 # 9 ---------------------------------------------------------------------------
@@ -351,14 +372,14 @@ def test_s9_a_server_restart_loses_no_acknowledged_set(start_server, rooms, tmp_
                 acked.append(value)
             except tandem.TandemError as error:
                 errors.append(error)
-            time.sleep(0.01)
+            time.sleep(0.01)  # the scenario: a series of sets over time
 
     writer = threading.Thread(target=series)
     writer.start()
     until(lambda: len(acked) >= 12, what="a dozen acknowledged sets")
     assert first.stop() == 0
     second = start_server("--port", str(port), "--data", data)
-    writer.join(60)
+    writer.join(2 * WAIT)
     assert not writer.is_alive()
     history = second.get("/api/rooms/demo/history?since=0").json()["history"]
     logged = [h["state"]["value"] for h in history if h["control"] == "gain"]
@@ -379,14 +400,13 @@ def test_s4_s2_the_asyncio_api_drags_and_calls_coroutine_handlers(server, peer):
         try:
             async with room["gain"].drag() as g:
                 g.move_to(0.3)
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.05)  # the scenario: a drag over time
                 g.move_to(0.8)
             assert room["gain"].value == 0.8
             ann = peer(server, "Ann")
             ann.expect_ack(ann.set("gain", 0.1))
-            for _ in range(100):
-                if len(seen) == 2:
-                    break
+            deadline = time.monotonic() + WAIT
+            while len(seen) < 2 and time.monotonic() < deadline:
                 await asyncio.sleep(0.02)
             assert seen == [(0.8, True), (0.1, False)]
         finally:
