@@ -42,7 +42,8 @@ final class RedisServerProcess {
         process.standardError = FileHandle.nullDevice
         try process.run()
         self.process = process
-        let deadline = Date().addingTimeInterval(10)
+        // Generous: a loaded machine may take a while to start it; only a hang reaches this.
+        let deadline = Date().addingTimeInterval(30)
         while !Self.accepts(port: port) {
             guard process.isRunning, Date() < deadline else {
                 throw XCTSkip("redis-server did not start on port \(port)")
@@ -96,7 +97,9 @@ final class RedisServerProcess {
 }
 
 /// A libuv loop of the test's own, run on the test's thread; a 5 ms ticker makes
-/// every run return soon, so a condition is checked often.
+/// every run return soon, so a condition is checked often. `run(until:)` waits
+/// for an event with a generous default bound (30 s: only a hang reaches it);
+/// `run(for:)` is no proof that something will not happen later.
 final class TestLoop {
     let loop: UnsafeMutableRawPointer
     private let ticker: OpaquePointer
@@ -109,7 +112,7 @@ final class TestLoop {
 
     /// Runs the loop until `condition` holds; false after `timeout` seconds.
     @discardableResult
-    func run(until condition: () -> Bool, timeout: TimeInterval = 5) -> Bool {
+    func run(until condition: () -> Bool, timeout: TimeInterval = 30) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             if Date() > deadline { return false }

@@ -18,6 +18,10 @@ public struct ServerProcessError: Error, CustomStringConvertible {
 /// start line (`info tandem listening on http://127.0.0.1:PORT …`) has
 /// appeared on stderr. Every stderr line is kept for the test to inspect.
 /// The reader thread and the test share state only under `lock`.
+///
+/// The default bounds of its waits (60 s for the start line, 30 s for an
+/// exit) are generous: they are reached only by a hang, never by a machine
+/// whose cores are busy with other work.
 public final class ServerProcess: @unchecked Sendable {
     /// How a stopped server ended.
     public enum Exit: Equatable, CustomStringConvertible {
@@ -65,7 +69,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// Starts `tandem --port 0 flags…` and waits (≤ `timeout` s) for its start line.
-    public static func start(_ flags: [String] = [], timeout: Double = 10) throws -> ServerProcess {
+    public static func start(_ flags: [String] = [], timeout: Double = 60) throws -> ServerProcess {
         guard FileManager.default.isExecutableFile(atPath: binary.path) else {
             throw ServerProcessError(description:
                 "the tandem binary is missing at \(binary.path): run `swift build --product tandem` first")
@@ -194,7 +198,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// Waits up to `timeout` s for the process to end; kills it if it has not.
-    public func waitForExit(timeout: Double = 5) -> Exit {
+    public func waitForExit(timeout: Double = 30) -> Exit {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning {
             if Date() >= deadline {
@@ -202,7 +206,7 @@ public final class ServerProcess: @unchecked Sendable {
                 process.waitUntilExit()
                 return .timedOut
             }
-            usleep(10_000)
+            usleep(10_000) // polls the exit; the deadline bounds the wait
         }
         switch process.terminationReason {
         case .exit: return .exited(process.terminationStatus)
@@ -213,7 +217,7 @@ public final class ServerProcess: @unchecked Sendable {
 
     /// SIGTERM, then waits (≤ `timeout` s) for the exit.
     @discardableResult
-    public func stop(timeout: Double = 5) -> Exit {
+    public func stop(timeout: Double = 30) -> Exit {
         terminate()
         return waitForExit(timeout: timeout)
     }
