@@ -120,7 +120,7 @@ def chunked(body: bytes, size: int = 16) -> bytes:
 def non_loopback_address() -> str | None:
     """An IPv4 address of this machine that is not loopback, or None."""
     try:
-        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=5).stdout
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=WAIT).stdout
     except (OSError, subprocess.TimeoutExpired):
         return None
     for address in out.split():
