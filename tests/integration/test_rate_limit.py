@@ -87,12 +87,16 @@ def test_a_client_flooding_for_more_than_a_second_is_closed_with_1008(server):
     try:
         client = raw.read_json()["client"]
         started = time.monotonic()
-        code, _ = flood_until_closed(raw, WAIT)  # returns at the close, a second or so in
+        # Returns at the close: a second or so in, or later on a loaded machine,
+        # where a stall of the server for the quarter second that ends a flood
+        # starts it again; the close comes with the first whole second without one.
+        code, _ = flood_until_closed(raw, 3 * WAIT)
         assert code == 1008
         server.wait_for_log(rf"close {client} code=1008")
-        assert time.monotonic() - started >= 1.0, "closed before the flood lasted a second"
-        # Thousands of rejects, a handful of log lines.
-        assert 1 <= len(server.log_lines("code=rate_limited")) <= 10
+        flooded = time.monotonic() - started
+        assert flooded >= 1.0, "closed before the flood lasted a second"
+        # Thousands of rejects, a handful of log lines (the log takes 5 of a kind per 10 s).
+        assert 1 <= len(server.log_lines("code=rate_limited")) <= 10 * (1 + int(flooded // 10))
         assert server.metrics()["tandem_log_lines_suppressed_total"] > 0
     finally:
         raw.close()
