@@ -10,7 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from helpers import OP_TEXT, WAIT, RawWebSocket, healthz
+from helpers import OP_TEXT, START_LINE, WAIT, RawWebSocket, healthz
 
 SEND = re.compile(r"^\d+\s+(sendto|sendmsg|write|writev)\((\d+)<TCP:\[[^\]]*->127\.0\.0\.1:(\d+)\]>.*= (\d+)$")
 URING = re.compile(r"^\d+\s+io_uring_enter\(")
@@ -114,7 +114,7 @@ def sends_by_port(log: Path) -> dict[int, list[int]]:
 
 def test_with_send_every_frame_is_one_system_call_the_welcome_the_rounds_and_the_senders_own(start_server, tmp_path):
     server = start_server("--sends", "send")
-    assert " sends=send " in server.stderr_lines[0]
+    assert " sends=send " in server.wait_for_log(START_LINE.search)
     log, ports, received = drive(server, tmp_path)
     sends = sends_by_port(log)
     for port, frames in zip(ports, received):
@@ -129,7 +129,7 @@ def test_with_send_every_frame_is_one_system_call_the_welcome_the_rounds_and_the
 
 
 def test_with_io_uring_the_rounds_frames_leave_in_batches_one_send_each(server, tmp_path):
-    assert " sends=io_uring " in server.stderr_lines[0]
+    assert " sends=io_uring " in server.wait_for_log(START_LINE.search)
     before = server.metrics()
     log, ports, received = drive(server, tmp_path)
     after = server.metrics()

@@ -14,7 +14,7 @@ import time
 
 from websockets.sync.client import connect
 
-from helpers import SUBPROTOCOL, WAIT, TandemServer, wait_until
+from helpers import START_LINE, SUBPROTOCOL, WAIT, TandemServer, wait_until
 
 
 def state_of(server, control):
@@ -68,7 +68,7 @@ def test_a_memory_server_has_no_history(server):
 
 def test_full_durability_starts_and_commits(start_server, tmp_path):
     server = start_server("--data", str(tmp_path / "tandem.db"), "--durability", "full")
-    assert "durability=full" in server.stderr_lines[0]
+    assert "durability=full" in server.wait_for_log(START_LINE.search)
     assert server.request("PUT", "/api/rooms/demo/controls/gain", json.dumps({"value": 0.9})).json()["rev"] == 1
 
 
