@@ -5,7 +5,10 @@ import TandemWire
 /// A joined room: the committed state of every control, always current,
 /// changes as `AsyncStream`s, and writes that return once acknowledged.
 /// Thread-safe: every field below `lock` is touched only under it (transport
-/// events arrive on the transport's thread).
+/// events arrive on the transport's thread). Its timers (the token refresh, the
+/// reconnect back-off) are the transport's (`WebSocketTransport.schedule`) and
+/// its async work (the token provider, `auth`) prefers the transport's
+/// executor: none of it waits for a thread of Swift's cooperative pool.
 public final class Room: @unchecked Sendable {
     /// A write waiting for its ack (or its reject).
     struct Pending {
@@ -44,7 +47,12 @@ public final class Room: @unchecked Sendable {
     private var closedByUser = false
     private var welcomed = false
     private var failures = 0
+    /// The next token refresh, and the refresh under way (asking the provider, sending `auth`).
+    private var refreshTimer: (any TransportTimer)?
     private var refreshTask: Task<Void, Never>?
+    /// The reconnect waiting out its back-off, and the provider call of a reconnect.
+    private var reconnectTimer: (any TransportTimer)?
+    private var reconnectTask: Task<Void, Never>?
 
     init(url: String, name: String?, token: String?, tokenProvider: (@Sendable () async throws -> String)?,
          transport: any WebSocketTransport) {
@@ -56,8 +64,11 @@ public final class Room: @unchecked Sendable {
     }
 
     deinit {
-        // A room nobody holds stops its connection (and so its service thread).
+        // A room nobody holds stops its connection (and its transport, when it was the room's own).
+        refreshTimer?.cancel()
         refreshTask?.cancel()
+        reconnectTimer?.cancel()
+        reconnectTask?.cancel()
         connection?.close()
         opening?.close()
     }
@@ -148,19 +159,24 @@ public final class Room: @unchecked Sendable {
 
     /// Closes the connection for good; waiting writes fail with `closed`.
     public func close() {
-        let (connection, waiting, streams, events) = lock.withLock {
+        let (connection, opening, waiting, streams, events, ghosts, timers, tasks) = lock.withLock {
             closedByUser = true
-            opening?.close()
-            opening = nil
-            for stream in ghostStreams.values { stream.finish() }
-            defer { pending = [:]; changeStreams = [:]; eventStreams = [:]; ghostStreams = [:] }
-            return (self.connection, pending.values.map(\.continuation), changeStreams.values.map(\.continuation), eventStreams.values)
+            defer {
+                pending = [:]; changeStreams = [:]; eventStreams = [:]; ghostStreams = [:]
+                self.opening = nil
+                refreshTimer = nil; reconnectTimer = nil; refreshTask = nil; reconnectTask = nil
+            }
+            return (self.connection, self.opening, pending.values.map(\.continuation), changeStreams.values.map(\.continuation),
+                    eventStreams.values, ghostStreams.values, [refreshTimer, reconnectTimer], [refreshTask, reconnectTask])
         }
-        refreshTask?.cancel()
+        for timer in timers { timer?.cancel() }
+        for task in tasks { task?.cancel() }
+        opening?.close()
         connection?.close()
         for continuation in waiting { continuation.resume(throwing: TandemError.closed) }
         for stream in streams { stream.finish() }
         for stream in events { stream.finish() }
+        for stream in ghosts { stream.finish() }
     }
 
     private func handle(_ event: TransportEvent, generation: Int) {
@@ -201,15 +217,42 @@ public final class Room: @unchecked Sendable {
         }
         if stop { return }
         emit(.disconnected(code: code, reason: reason))
-        Task { [weak self] in
-            if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1e9)) }
-            guard let self else { return }
-            if let provider = self.tokenProvider, refusal || self.lock.withLock({ self.token == nil }) {
-                if let fresh = try? await provider() { self.lock.withLock { self.token = fresh } }
-            }
-            if self.lock.withLock({ self.closedByUser }) { return }
+        // The back-off is the transport's timer (a schema change's 0 s too: never on this stack).
+        let timer = transport.schedule(after: delay) { [weak self] in self?.reconnect(since: since, refusal: refusal) }
+        let replaced = lock.withLock { () -> (any TransportTimer)? in
+            if closedByUser { return timer }
+            defer { reconnectTimer = timer }
+            return reconnectTimer
+        }
+        replaced?.cancel()
+    }
+
+    /// After the back-off: a fresh token first when the last was refused (or there is none), then the connection.
+    private func reconnect(since: Int?, refusal: Bool) {
+        let needsToken = lock.withLock { () -> Bool? in
+            if closedByUser { return nil }
+            reconnectTimer = nil
+            return tokenProvider != nil && (refusal || token == nil)
+        }
+        guard let needsToken else { return }
+        guard needsToken, let provider = tokenProvider else {
+            openConnection(since: since)
+            return
+        }
+        let task = onTransport { [weak self] in
+            if let fresh = try? await provider() { self?.lock.withLock { self?.token = fresh } }
+            guard let self, !Task.isCancelled, !self.lock.withLock({ self.closedByUser }) else { return }
             self.openConnection(since: since)
         }
+        lock.withLock { reconnectTask = task }
+    }
+
+    /// Runs `work` in a task that prefers the transport's executor (its own thread), not the cooperative pool.
+    private func onTransport(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            return Task(executorPreference: transport.executor, operation: work)
+        }
+        return Task(operation: work)
     }
 
     // MARK: Frames
@@ -376,19 +419,36 @@ public final class Room: @unchecked Sendable {
     // MARK: Tokens
 
     /// With a provider: asks it for a fresh token before this one expires and
-    /// sends `{"type":"auth"}` (the connection stays up).
+    /// sends `{"type":"auth"}` (the connection stays up). Timed by the
+    /// transport; the provider is called in a task on the transport's executor.
     private func scheduleRefresh() {
-        guard let provider = tokenProvider, let token = lock.withLock({ token }),
+        guard tokenProvider != nil, let token = lock.withLock({ token }),
               let expiry = Self.expiry(of: token) else { return }
-        refreshTask?.cancel()
         let lead = max(0.5, (expiry - Date().timeIntervalSince1970) / 2)
-        refreshTask = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: UInt64(lead * 1e9))
-            guard !Task.isCancelled, let self, let fresh = try? await provider() else { return }
+        let timer = transport.schedule(after: lead) { [weak self] in self?.refresh() }
+        let replaced = lock.withLock { () -> (any TransportTimer)? in
+            if closedByUser { return timer }
+            defer { refreshTimer = timer }
+            return refreshTimer
+        }
+        replaced?.cancel()
+    }
+
+    /// The refresh timer fired: a fresh token from the provider, sent as `auth`, then the next refresh.
+    private func refresh() {
+        guard let provider = tokenProvider, !lock.withLock({ closedByUser }) else { return }
+        let task = onTransport { [weak self] in
+            guard let fresh = try? await provider(), !Task.isCancelled, let self else { return }
             self.lock.withLock { self.token = fresh }
             try? await self.send([JSONMember("type", .string("auth")), JSONMember("token", .string(fresh))], resend: true)
             self.scheduleRefresh()
         }
+        let replaced = lock.withLock { () -> Task<Void, Never>? in
+            if closedByUser { return task }
+            defer { refreshTask = task }
+            return refreshTask
+        }
+        replaced?.cancel()
     }
 
     /// A JWT's `exp` (seconds since 1970), read without checking the signature.

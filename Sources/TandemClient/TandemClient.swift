@@ -1,6 +1,8 @@
 /// The entry point: `let room = try await TandemClient.connect(url, name: "trainer")`.
 public enum TandemClient {
     /// The platform's transport: libwebsockets on Linux, URLSessionWebSocketTask on Apple platforms.
+    /// A new one on every call, with its own thread (Linux) or queue (Apple) for the room's
+    /// I/O, timers and token provider calls; rooms given one transport share its thread.
     public static var defaultTransport: any WebSocketTransport {
         #if canImport(Darwin)
         URLSessionTransport()

@@ -1,9 +1,20 @@
 #if canImport(Darwin)
 import Foundation
 
-/// Apple platforms: URLSessionWebSocketTask, offering `tandem.v1`.
+/// Apple platforms: URLSessionWebSocketTask, offering `tandem.v1`. The room's
+/// timers and async work run on this transport's own serial Dispatch queue
+/// (not Swift's cooperative pool).
 public struct URLSessionTransport: WebSocketTransport {
+    private let clock = DispatchClock(label: "tandem-urlsession")
+
     public init() {}
+
+    public func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any TransportTimer {
+        clock.schedule(after: seconds, action)
+    }
+
+    @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
+    public var executor: any TaskExecutor { clock }
 
     public func open(url: String, events: @escaping @Sendable (TransportEvent) -> Void) throws(TandemError) -> any WebSocketConnection {
         guard let address = URL(string: url) else { throw .badURL(url) }
