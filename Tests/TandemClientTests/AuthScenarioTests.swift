@@ -31,11 +31,9 @@ struct AuthScenarioTests {
     }
 
     @Test func scenario8TokenRefresh() async throws {
-        let secret = String(repeating: "s3cret-", count: 6)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-secret-\(UUID().uuidString)").path
-        try secret.write(toFile: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        let server = try ServerProcess.start(["--auth-secret-file", file, "--auth-leeway", "0"])
+        let secretFile = try SecretFile()
+        let secret = secretFile.secret
+        let server = try ServerProcess.start(["--auth-secret-file", secretFile.path, "--auth-leeway", "0"])
         defer { _ = server.stop() }
         let provider = Provider(secret: secret, lifetime: 5)
         let room = try await TandemClient.connect(roomURL(server), tokenProvider: { provider.token() })
@@ -53,11 +51,9 @@ struct AuthScenarioTests {
     }
 
     @Test func scenario3ViewerSetIsForbidden() async throws {
-        let secret = String(repeating: "s3cret-", count: 6)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-secret-\(UUID().uuidString)").path
-        try secret.write(toFile: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        let server = try ServerProcess.start(["--auth-secret-file", file])
+        let secretFile = try SecretFile()
+        let secret = secretFile.secret
+        let server = try ServerProcess.start(["--auth-secret-file", secretFile.path])
         defer { _ = server.stop() }
         let minter = TokenMinter(secret: Array(secret.utf8))
         let token = minter.mint(Claims(subject: "v", name: "Vera", rooms: .all, role: .viewer,
@@ -72,11 +68,8 @@ struct AuthScenarioTests {
     }
 
     @Test func scenario8BadTokenIsRefused() async throws {
-        let secret = String(repeating: "s3cret-", count: 6)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-secret-\(UUID().uuidString)").path
-        try secret.write(toFile: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        let server = try ServerProcess.start(["--auth-secret-file", file])
+        let secretFile = try SecretFile()
+        let server = try ServerProcess.start(["--auth-secret-file", secretFile.path])
         defer { _ = server.stop() }
         let wrong = Provider(secret: String(repeating: "other-", count: 7), lifetime: 60)
         await #expect { _ = try await TandemClient.connect(roomURL(server), token: wrong.token()) } throws: { error in

@@ -26,11 +26,9 @@ struct PoolStarvationTests {
     /// (Run with other suites, some pool threads may be blocked by their tests
     /// instead: the pool is starved all the same while blocking tasks still wait.)
     @Test func scenario8TokenRefreshWhileThePoolIsBlocked() async throws {
-        let secret = String(repeating: "s3cret-", count: 6)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-secret-\(UUID().uuidString)").path
-        try secret.write(toFile: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        let server = try ServerProcess.start(["--auth-secret-file", file, "--auth-leeway", "0"])
+        let secretFile = try SecretFile()
+        let secret = secretFile.secret
+        let server = try ServerProcess.start(["--auth-secret-file", secretFile.path, "--auth-leeway", "0"])
         defer { _ = server.stop() }
         let lifetime = 3.0
         let provider = AuthScenarioTests.Provider(secret: secret, lifetime: lifetime)

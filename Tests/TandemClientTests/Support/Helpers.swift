@@ -10,6 +10,18 @@ func roomURL(_ server: ServerProcess, _ room: String = "demo") -> String {
     "ws://127.0.0.1:\(server.port)/rooms/\(room)"
 }
 
+/// A server secret in a temporary file, for `--auth-secret-file`; removed when dropped.
+final class SecretFile {
+    let secret = String(repeating: "s3cret-", count: 6)
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-secret-\(UUID().uuidString)").path
+
+    init() throws {
+        try secret.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
 /// Waits (≤ `timeout` s) for `condition`; false when it never held.
 func eventually(timeout: Double = 5, _ condition: () -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
