@@ -48,6 +48,11 @@ public final class Room: @unchecked Sendable {
     private var welcomed = false
     private var failures = 0
     /// The next token refresh, and the refresh under way (asking the provider, sending `auth`).
+    /// Whether `open` has returned the current connection (so `opening` is set). The
+    /// transport's thread may deliver its first events, even the welcome, before that:
+    /// they wait in `early`, in order.
+    private var opened = false
+    private var early: [TransportEvent] = []
     private var refreshTimer: (any TransportTimer)?
     private var refreshTask: Task<Void, Never>?
     /// The reconnect waiting out its back-off, and the provider call of a reconnect.
@@ -141,20 +146,53 @@ public final class Room: @unchecked Sendable {
     }
 
     private func openConnection(since: Int?) {
-        let generation = lock.withLock { () -> Int in self.generation += 1; return self.generation }
+        let generation = lock.withLock { () -> Int in
+            self.generation += 1
+            opened = false
+            early = []
+            return self.generation
+        }
         do {
             let connection = try transport.open(url: url(since: since)) { [weak self] event in
-                self?.handle(event, generation: generation)
+                self?.arrived(event, generation: generation)
             }
             let stale = lock.withLock { () -> Bool in
                 guard self.generation == generation, !closedByUser else { return true }
                 opening = connection
                 return false
             }
-            if stale { connection.close() }
+            if stale {
+                connection.close()
+                return
+            }
+            // What the transport's thread delivered before `open` returned (the welcome may
+            // be among it: it needs `opening`), in order; then events go straight to `handle`.
+            while let batch = lock.withLock({ () -> [TransportEvent]? in
+                guard self.generation == generation else { return nil }
+                if early.isEmpty {
+                    opened = true
+                    return nil
+                }
+                defer { early = [] }
+                return early
+            }) {
+                for event in batch { handle(event, generation: generation) }
+            }
         } catch {
             handle(.closed(code: 1006, reason: error.description), generation: generation)
         }
+    }
+
+    /// An event of connection `generation`: handled now once `open` has returned it,
+    /// kept in `early` until then.
+    private func arrived(_ event: TransportEvent, generation: Int) {
+        let now = lock.withLock { () -> Bool in
+            guard self.generation == generation else { return false }
+            if opened { return true }
+            early.append(event)
+            return false
+        }
+        if now { handle(event, generation: generation) }
     }
 
     /// Closes the connection for good; waiting writes fail with `closed`.
