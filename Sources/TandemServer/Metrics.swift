@@ -35,6 +35,8 @@ final class Metrics {
     var transport = TransportMetrics()
     /// Relays, publications and leases (Metrics+Cluster.swift), in cluster mode.
     var cluster = ClusterMetrics()
+    /// Timeline reads and the log rows they took (Metrics+Timeline.swift).
+    var timeline = TimelineMetrics()
 
     /// The Prometheus text exposition of every metric, plus the gauges passed in.
     func exposition(rooms: Int, members: Int) -> String {
@@ -81,6 +83,7 @@ final class Metrics {
         out.text += loopLag.exposition(name: "tandem_event_loop_lag_seconds",
                                   help: "How late the 250 ms housekeeping timer fired.")
         out.text += transport.exposition()
+        out.text += timeline.exposition()
         return out.text
     }
 }

@@ -268,6 +268,7 @@ extension Server {
             replica.sequence += 1
             write(replica, .delta(epoch: replica.epoch, sequence: replica.sequence, owner: cluster.node, delta),
                   commits: commits, revision: delta.revision, cluster: cluster, at: now)
+            if !commits.isEmpty { snapshotTimeline(replica, commits: commits, cluster: cluster) } // Server+ClusterTimeline.swift
         }
         if replica.snapshotWanted, let snapshot = replica.authority?.snapshotForViews {
             replica.snapshotWanted = false

@@ -9,8 +9,9 @@ import TandemWire
 /// - `GET /api/rooms/{room}/timeline/{rev}`: every control's state right after `rev`.
 /// - `POST /api/rooms/{room}/restore` `{"rev": R}` and the WebSocket's
 ///   `{"type":"restore","seq":n,"rev":R}`: the states at R, committed as one
-///   `Operation.batch` (origin "restore R") through `Room.apply`, so the
-///   role, rate, order and hold (`busy`) checks of any message apply.
+///   `Operation.batch` (origin "restore R") through the room, so the
+///   role, rate, order and hold (`busy`) checks of any message apply; the
+///   order, rate and role checks run before the past state is read.
 ///
 /// Reads follow `/history`'s rules (any role that may open the room); a
 /// restore is a write. With `--data :memory:` there is no log: 501.
@@ -48,6 +49,7 @@ extension Server {
         let summary: TimelineSummary
         do {
             summary = try source.readTimeline(room: host.room.id, marks: Self.timelineMarks)
+            metrics.timeline.note(.summary, rows: summary.logRowsRead)
         } catch {
             log.error("\(error)")
             return .json(500, problem("storage", "the timeline could not be read"))
@@ -107,7 +109,11 @@ extension Server {
     private func read(_ host: RoomHost, _ revision: Int, _ source: TimelineSource) -> Result<TimelineMoment, TimelineRefusal> {
         writeCommits()
         do {
-            switch try source.readMoment(room: host.room.id, at: revision) {
+            let found = try source.readMoment(room: host.room.id, at: revision)
+            var rows = 0
+            if case let .found(moment) = found { rows = moment.logRowsRead }
+            metrics.timeline.note(.moment, rows: rows)
+            switch found {
             case let .found(moment):
                 return .success(moment)
             case let .unknown(last):
@@ -163,29 +169,24 @@ extension Server {
         ]).bytes)
     }
 
-    /// `{"type":"restore","seq":n,"rev":R}` from a member: the batch through
-    /// `Room.apply` like any message. When R cannot be read the message is
-    /// still ordered and counted (`acknowledge`) and then refused `bad_value`
-    /// — except for a viewer, who is told `forbidden` first, as for any write.
+    /// `{"type":"restore","seq":n,"rev":R}` from a member: checked for order,
+    /// rate and role first (`Room.admitWrite`), so a refused restore costs no
+    /// read; then the past state is read and the batch applied through the
+    /// room like any message (`applyAdmitted`: holds, `busy`). When R cannot
+    /// be read the admitted message is refused `bad_value`.
     func restore(_ client: ClientID, in host: RoomHost, seq: Int, revision: Int, at now: Moment) -> [Effect] {
-        let origin = "restore \(revision)"
-        let problem: String
-        if let source = timelineSource {
-            switch read(host, revision, source) {
-            case let .success(moment):
-                return host.room.apply(ClientMessage(seq: seq, .batch(restoreBatch(moment, in: host))), from: client, at: now)
-            case let .failure(refusal):
-                problem = refusal.message
-            }
-        } else {
-            problem = "this server keeps state in memory (--data :memory:): there is no history to restore"
+        let (admitted, gated) = host.room.admitWrite(client, seq: seq, at: now)
+        guard admitted else { return gated }
+        guard let source = timelineSource else {
+            return gated + host.room.refuse(client, seq: seq, code: .badValue,
+                                            message: "this server keeps state in memory (--data :memory:): there is no history to restore")
         }
-        if let role = host.room.role(of: client), !role.mayWrite {
-            return host.room.apply(ClientMessage(seq: seq, .batch(Batch(origin: origin, states: [:]))), from: client, at: now)
+        switch read(host, revision, source) {
+        case let .success(moment):
+            return gated + host.room.applyAdmitted(ClientMessage(seq: seq, .batch(restoreBatch(moment, in: host))), from: client, at: now)
+        case let .failure(refusal):
+            return gated + host.room.refuse(client, seq: seq, code: .badValue, message: refusal.message)
         }
-        let effects = host.room.acknowledge(client, seq: seq, at: now)
-        guard effects.rejects.isEmpty else { return effects }
-        return effects + host.room.refuse(client, seq: seq, code: .badValue, message: problem)
     }
 
     /// The batch that brings the room back to `moment`: every control's state

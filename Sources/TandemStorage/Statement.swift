@@ -66,6 +66,10 @@ enum SQL: String, CaseIterable {
     case snapshotAtOrBefore = """
         SELECT revision, states FROM snapshots WHERE room = ?1 AND revision <= ?2 ORDER BY revision DESC LIMIT 1
         """
+    case newestSnapshotRevision = "SELECT revision FROM snapshots WHERE room = ?1 ORDER BY revision DESC LIMIT 1"
+    /// The log rows after revision `?2`, counted up to `?3` at most.
+    case rowsAfter = "SELECT count(*) FROM (SELECT 1 FROM commits WHERE room = ?1 AND revision > ?2 LIMIT ?3)"
+    case controlCount = "SELECT count(*) FROM controls WHERE room = ?1"
     case firstSnapshotFrom = "SELECT min(revision) FROM snapshots WHERE room = ?1 AND revision >= ?2"
     case deleteSnapshotsBefore = "DELETE FROM snapshots WHERE room = ?1 AND revision < ?2"
     case commitsBetween = """

@@ -6,9 +6,11 @@ import TandemWire
 /// after any logged revision, read from a snapshot and the commits after it.
 ///
 /// `append` writes a snapshot of all of a room's committed states at every
-/// multiple of `snapshotInterval` its commits cross (in the same transaction),
-/// so a lookup reads one snapshot and at most `snapshotInterval - 1` revisions
-/// of the log. Revision 0 is the room's initial moment: with no snapshot
+/// multiple of `snapshotInterval` its commits cross and at the end of each
+/// revision that brings the rows since the newest snapshot to `snapshotRows`
+/// (or the room's control count), in the same transaction, so a lookup reads
+/// one snapshot and at most `maxReplayRows(controls:)` rows of the log,
+/// however many rows a revision logs (`TimelineMoment.logRowsRead` says how many). Revision 0 is the room's initial moment: with no snapshot
 /// below a revision, its states are replayed from the empty map (every
 /// control at its initial state), which is how rooms whose log began before
 /// snapshots existed (storage schema 1) are read.
@@ -28,6 +30,18 @@ import TandemWire
 extension Storage {
     /// Revisions between two snapshots.
     public static let snapshotInterval = 500
+    /// Log rows after a snapshot that make the next one (a batch logs a row
+    /// per control: 500 revisions of 256-control recalls were 128,000 rows to
+    /// replay before); a room with more controls snapshots every as many rows
+    /// as it has controls, so a snapshot never costs more than the rows it saves.
+    public static let snapshotRows = 1000
+
+    /// The most log rows a read of a room with `controls` controls replays:
+    /// below the threshold, plus the rows of the revision that reached it
+    /// (at most one per control). Reading rev R costs one snapshot and this.
+    public static func maxReplayRows(controls: Int) -> Int {
+        max(snapshotRows, controls) - 1 + max(controls, 1)
+    }
 
     // MARK: reading
 
@@ -70,6 +84,7 @@ extension Storage {
             let bounds = try logBounds(room, operation)
             let first = try first(room, bounds, operation)
             var found: [TimelineMark] = []
+            var seeks = 2 // the log's two ends
             let count = max(0, marks)
             if count > 0, bounds.min != nil {
                 let span = bounds.last - first
@@ -81,10 +96,13 @@ extension Storage {
                         return try step(s, operation) ? TimelineMark(revision: s.int(0), time: s.int64(1)) : nil
                     }
                     guard let mark else { break }
+                    seeks += 1
                     if mark.revision != found.last?.revision { found.append(mark) }
                 }
             }
-            return TimelineSummary(first: first, last: bounds.last, revisions: bounds.count, marks: found)
+            var summary = TimelineSummary(first: first, last: bounds.last, revisions: bounds.count, marks: found)
+            summary.logRowsRead = seeks
+            return summary
         }
     }
 
@@ -113,6 +131,7 @@ extension Storage {
         let snapshot = try newestSnapshot(room, atOrBefore: revision, operation)
         let base = snapshot?.revision ?? 0
         var states = snapshot?.states ?? [:]
+        var rows = 0
         if base < revision {
             // The log must hold every revision after the base: it starts at base + 1 or earlier.
             guard let minLogged, minLogged <= base + 1 else {
@@ -122,6 +141,7 @@ extension Storage {
             try run(.commitsBetween, operation) { s throws(StorageError) in
                 try bound(operation, s.bind(1, room), s.bind(2, base), s.bind(3, revision))
                 while try step(s, operation) {
+                    rows += 1
                     guard let state = s.withBytes(2, { StateCodec.decode($0) }) else {
                         throw refusal(operation, "the state of revision \(s.int(0)) is not a control state: \(s.text(2))")
                     }
@@ -129,7 +149,9 @@ extension Storage {
                 }
             }
         }
-        return TimelineMoment(revision: revision, states: states)
+        var moment = TimelineMoment(revision: revision, states: states)
+        moment.logRowsRead = rows
+        return moment
     }
 
     /// The `controls` table, when the room's stored revision is `revision`.
@@ -176,29 +198,85 @@ extension Storage {
 
     // MARK: writing (hooks of append and prune)
 
-    /// From `append`, before it writes the new committed states: a snapshot at
-    /// each multiple of `snapshotInterval` the room's revision passes in
-    /// `commits`, taken from the committed states before them (still in the
-    /// `controls` table) and the commits up to the boundary.
+    /// From `append`, before it writes the new committed states: a snapshot
+    /// at each multiple of `snapshotInterval` the room's revision passes in
+    /// `commits`, and at the end of each revision that brings the log rows
+    /// since the room's newest snapshot to its threshold (`snapshotRows`, or
+    /// the room's control count when larger), taken from the committed
+    /// states before them (still in the `controls` table) and the commits up
+    /// to it. So a read replays fewer than the threshold plus one revision's rows.
     func snapshotBoundaries(of commits: [StoredCommit], _ operation: String) throws(StorageError) {
         let interval = Self.snapshotInterval
+        var rooms: [String] = []
         var byRoom: [String: [StoredCommit]] = [:]
-        for commit in commits { byRoom[commit.room, default: []].append(commit) }
-        for (room, commits) in byRoom {
-            guard let before = try roomRevision(room, operation), let after = commits.last?.revision,
-                  after / interval > before / interval else { continue }
-            var states = try committedStates(room, operation)
-            var next = commits.startIndex
-            var boundary = (before / interval + 1) * interval
-            while boundary <= after {
-                while next < commits.endIndex, commits[next].revision <= boundary {
-                    states[commits[next].control] = commits[next].state
-                    next += 1
-                }
-                try writeSnapshot(room, at: boundary, states, operation)
-                boundary += interval
-            }
+        for commit in commits {
+            if byRoom[commit.room] == nil { rooms.append(commit.room) }
+            byRoom[commit.room, default: []].append(commit)
         }
+        for room in rooms {
+            let commits = byRoom[room]!
+            guard let before = try roomRevision(room, operation), let after = commits.last?.revision else { continue }
+            var tally = try snapshotTally(room, at: before, operation)
+            // Where the snapshots go: revision boundaries and row thresholds.
+            var at: [Int] = []
+            var rows = tally.rows
+            var boundary = (before / interval + 1) * interval
+            var k = commits.startIndex
+            while k < commits.endIndex {
+                let r = commits[k].revision
+                while boundary < r {
+                    at.append(boundary)
+                    rows = 0
+                    boundary += interval
+                }
+                var end = k
+                while end < commits.endIndex, commits[end].revision == r { end += 1 }
+                rows += end - k
+                if r == boundary || rows >= tally.threshold {
+                    at.append(r)
+                    rows = 0
+                    if r == boundary { boundary += interval }
+                }
+                k = end
+            }
+            if !at.isEmpty {
+                var states = try committedStates(room, operation)
+                var next = commits.startIndex
+                for revision in at {
+                    while next < commits.endIndex, commits[next].revision <= revision {
+                        states[commits[next].control] = commits[next].state
+                        next += 1
+                    }
+                    try writeSnapshot(room, at: revision, states, operation)
+                }
+                tally.threshold = max(Self.snapshotRows, states.count)
+            }
+            tally.revision = after
+            tally.rows = rows
+            snapshotTallies[room] = tally
+        }
+    }
+
+    /// The rows since the room's newest snapshot when the room is at
+    /// `revision`: remembered from the last append (trusted only when it
+    /// left the room at `revision`, so a rolled-back append is not
+    /// believed), else counted from the file, at most up to the threshold.
+    private func snapshotTally(_ room: String, at revision: Int, _ operation: String) throws(StorageError) -> SnapshotTally {
+        if let tally = snapshotTallies[room], tally.revision == revision { return tally }
+        let newest = try run(.newestSnapshotRevision, operation) { s throws(StorageError) -> Int in
+            try bound(operation, s.bind(1, room))
+            return try step(s, operation) ? s.int(0) : 0
+        }
+        let controls = try run(.controlCount, operation) { s throws(StorageError) -> Int in
+            try bound(operation, s.bind(1, room))
+            return try step(s, operation) ? s.int(0) : 0
+        }
+        let threshold = max(Self.snapshotRows, controls)
+        let rows = try run(.rowsAfter, operation) { s throws(StorageError) -> Int in
+            try bound(operation, s.bind(1, room), s.bind(2, newest), s.bind(3, threshold))
+            return try step(s, operation) ? s.int(0) : 0
+        }
+        return SnapshotTally(revision: revision, rows: rows, threshold: threshold)
     }
 
     /// From `prune`, before it deletes: a snapshot at the newest revision the
@@ -235,7 +313,7 @@ extension Storage {
     // MARK: snapshot JSON
 
     /// `{"control id": state, …}` in id order (a stable text for equal maps).
-    static func encodeSnapshot(_ states: [String: ControlState]) -> [UInt8] {
+    public static func encodeSnapshot(_ states: [String: ControlState]) -> [UInt8] {
         var out = JSONWriter(capacity: 64 * states.count + 2)
         out.append(raw: "{")
         for (k, id) in states.keys.sorted().enumerated() {
@@ -248,7 +326,7 @@ extension Storage {
         return out.bytes
     }
 
-    static func decodeSnapshot(_ bytes: some Collection<UInt8>) -> [String: ControlState]? {
+    public static func decodeSnapshot(_ bytes: some Collection<UInt8>) -> [String: ControlState]? {
         guard case let .object(members)? = try? JSONParser.parse(bytes, maxDepth: 3) else { return nil }
         var states: [String: ControlState] = [:]
         for member in members {
@@ -257,6 +335,15 @@ extension Storage {
         }
         return states
     }
+}
+
+/// What `append` remembers of a room's snapshots: after it left the room at
+/// `revision`, `rows` log rows followed the newest snapshot; the next one is
+/// due at `threshold`.
+struct SnapshotTally {
+    var revision: Int
+    var rows: Int
+    var threshold: Int
 }
 
 /// The oldest and newest logged revision of a room.
@@ -290,6 +377,9 @@ public struct TimelineMoment: Sendable, Hashable {
     public var client: String?
     /// Every control's state by id, as logged (fit them with `controls(in:)`).
     public var states: [String: ControlState]
+    /// The log rows (in a cluster, Redis entries) read to build it after its
+    /// snapshot: the read's cost, not part of the value (`==` ignores it).
+    public var logRowsRead = 0
 
     public init(revision: Int, time: Int64? = nil, name: String? = nil, client: String? = nil, states: [String: ControlState]) {
         self.revision = revision
@@ -322,12 +412,42 @@ public struct TimelineSummary: Sendable, Hashable {
     public var revisions: Int
     /// At most the asked number, evenly spread from `first` to `last`, oldest first.
     public var marks: [TimelineMark]
+    /// The log rows (in a cluster, Redis entries) read to make it: the read's
+    /// cost, not part of the value (`==` ignores it).
+    public var logRowsRead = 0
 
     public init(first: Int, last: Int, revisions: Int, marks: [TimelineMark]) {
         self.first = first
         self.last = last
         self.revisions = revisions
         self.marks = marks
+    }
+}
+
+extension TimelineMoment {
+    public static func == (a: Self, b: Self) -> Bool {
+        a.revision == b.revision && a.time == b.time && a.name == b.name && a.client == b.client && a.states == b.states
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(revision)
+        hasher.combine(time)
+        hasher.combine(name)
+        hasher.combine(client)
+        hasher.combine(states)
+    }
+}
+
+extension TimelineSummary {
+    public static func == (a: Self, b: Self) -> Bool {
+        a.first == b.first && a.last == b.last && a.revisions == b.revisions && a.marks == b.marks
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(first)
+        hasher.combine(last)
+        hasher.combine(revisions)
+        hasher.combine(marks)
     }
 }
 

@@ -25,6 +25,8 @@ public final class Storage {
     public let durability: Durability
     private var db: OpaquePointer?
     private var statements: [SQL: Statement] = [:]
+    /// Per room, the log rows since its newest timeline snapshot (Storage+Timeline.swift).
+    var snapshotTallies: [String: SnapshotTally] = [:]
 
     /// Opens (creating, with its folders, when missing) the database at `path`;
     /// `:memory:` is a private in-memory database. Sets WAL mode, `synchronous`

@@ -1,5 +1,5 @@
 """The session timeline (docs/timeline.md): every control's state at any past
-revision, from a snapshot every 500 revisions and the log; restoring a moment
+revision, from snapshots (every 500 revisions or 1,000 log rows) and the log; restoring a moment
 commits it as ONE revision that every member sees in one frame."""
 
 from __future__ import annotations

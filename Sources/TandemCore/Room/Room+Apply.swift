@@ -10,29 +10,10 @@ extension Room {
     public mutating func apply(_ message: ClientMessage, from client: ClientID, at now: Moment) -> [Effect] {
         guard mode != .view else { return [] }
         var effects = expire(at: now)
-        do {
-            if var member = members[client] {
-                defer { members[client] = member }
-                guard message.seq > member.lastSeq else {
-                    throw Refusal(.badMessage, "seq \(message.seq) does not increase (last was \(member.lastSeq))")
-                }
-                member.process(seq: message.seq)
-                effects.append(.ack(client: client, seq: message.seq))
-                guard member.bucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst) else {
-                    throw Refusal(.rateLimited, "more than \(Int(limits.messagesPerSecond)) messages a second")
-                }
-                guard member.role.mayWrite else {
-                    throw Refusal(.forbidden, "a \(member.role.rawValue) may not change controls")
-                }
-            }
-            try perform(message.operation, from: client, at: now, into: &effects)
-        } catch let refusal as Refusal {
-            let reject = Reject(to: client, seq: message.seq, code: refusal.code, message: refusal.message, holder: refusal.holder)
-            members[client]?.queue(reject, limit: limits.pendingRejects)
-            effects.append(.reject(reject))
-        } catch {
-            preconditionFailure("only refusals are thrown")
-        }
+        let (admitted, gated) = admitWrite(client, seq: message.seq, at: now)
+        effects += gated
+        guard admitted else { return effects }
+        performChecked(message, from: client, at: now, into: &effects)
         return effects
     }
 
@@ -56,7 +37,7 @@ extension Room {
 
     // MARK: operations
 
-    private mutating func perform(_ operation: Operation, from client: ClientID, at now: Moment, into effects: inout [Effect]) throws {
+    mutating func perform(_ operation: Operation, from client: ClientID, at now: Moment, into effects: inout [Effect]) throws {
         switch operation {
         case .undo: return try revert(.undo, from: client, into: &effects)
         case .redo: return try revert(.redo, from: client, into: &effects)

@@ -49,6 +49,11 @@ final class RoomReplica {
     var commits: [StoredCommit] = []
     /// A view asked for a snapshot: published after this turn's delta.
     var snapshotWanted = false
+    /// The states after the last written commit and the log rows since the
+    /// last timeline snapshot (Server+ClusterTimeline.swift); `nil`: none yet
+    /// in this ownership, so the next committing turn writes one.
+    var timelineStates: [String: ControlState]?
+    var timelineRows = 0
     /// Whether the authority changed this turn (listed in `Cluster.dirty`).
     var dirty = false
     /// An acquire or a load is under way.
@@ -78,6 +83,8 @@ final class RoomReplica {
         admitted = []
         commits = []
         snapshotWanted = false
+        timelineStates = nil
+        timelineRows = 0
         emptySince = nil
     }
 }

@@ -1,0 +1,61 @@
+extension Room {
+    /// The checks every write of a member passes before anything is done
+    /// for it, in `apply`'s order: `seq` must increase (`bad_message`), the
+    /// member's rate (`rate_limited`), then its role (`forbidden` for a
+    /// viewer). Admitted: the seq is processed, its `ack` returned, a token
+    /// of the member's rate spent, and the caller may do the costly part of
+    /// the message (the server reads a past state for a `restore`) and then
+    /// `applyAdmitted` it. Refused: the reject is queued and returned with
+    /// the ack, if any, and the caller does nothing else.
+    ///
+    /// A client that is not a member (the HTTP API) is admitted with no
+    /// effects, as `apply` lets it through. A view admits nothing.
+    public mutating func admitWrite(_ client: ClientID, seq: Int, at now: Moment) -> (admitted: Bool, effects: [Effect]) {
+        guard mode != .view else { return (false, []) }
+        guard var member = members[client] else { return (true, []) }
+        defer { members[client] = member }
+        var effects: [Effect] = []
+        let refusal: Refusal
+        if seq <= member.lastSeq {
+            refusal = Refusal(.badMessage, "seq \(seq) does not increase (last was \(member.lastSeq))")
+        } else {
+            member.process(seq: seq)
+            effects.append(.ack(client: client, seq: seq))
+            if !member.bucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst) {
+                refusal = Refusal(.rateLimited, "more than \(Int(limits.messagesPerSecond)) messages a second")
+            } else if !member.role.mayWrite {
+                refusal = Refusal(.forbidden, "a \(member.role.rawValue) may not change controls")
+            } else {
+                return (true, effects)
+            }
+        }
+        let reject = Reject(to: client, seq: seq, code: refusal.code, message: refusal.message, holder: refusal.holder)
+        member.queue(reject, limit: limits.pendingRejects)
+        effects.append(.reject(reject))
+        return (false, effects)
+    }
+
+    /// A message `admitWrite` admitted: lapsed holds cancelled, then its
+    /// operation performed as `apply` performs it after the checks (not run
+    /// again: the seq is already processed and the token spent). A refusal
+    /// of the operation itself (`busy`, `unknown_control`…) is one reject.
+    public mutating func applyAdmitted(_ message: ClientMessage, from client: ClientID, at now: Moment) -> [Effect] {
+        guard mode != .view else { return [] }
+        var effects = expire(at: now)
+        performChecked(message, from: client, at: now, into: &effects)
+        return effects
+    }
+
+    /// `perform`, with a refusal turned into a queued reject.
+    mutating func performChecked(_ message: ClientMessage, from client: ClientID, at now: Moment, into effects: inout [Effect]) {
+        do {
+            try perform(message.operation, from: client, at: now, into: &effects)
+        } catch let refusal as Refusal {
+            let reject = Reject(to: client, seq: message.seq, code: refusal.code, message: refusal.message, holder: refusal.holder)
+            members[client]?.queue(reject, limit: limits.pendingRejects)
+            effects.append(.reject(reject))
+        } catch {
+            preconditionFailure("only refusals are thrown")
+        }
+    }
+}
