@@ -1,6 +1,7 @@
 #include "tandem_shim.h"
 
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <uv.h>
 #include <string.h>
@@ -31,6 +32,71 @@ int tandem_write_http(struct lws *wsi, unsigned char *buf, size_t len, int final
     return lws_write(wsi, buf + LWS_PRE, len, final ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
 }
 
+const char *tandem_reason_phrase(unsigned int status) {
+    switch (status) {
+    case 100: return "Continue";
+    case 101: return "Switching Protocols";
+    case 200: return "OK";
+    case 201: return "Created";
+    case 202: return "Accepted";
+    case 204: return "No Content";
+    case 301: return "Moved Permanently";
+    case 302: return "Found";
+    case 304: return "Not Modified";
+    case 307: return "Temporary Redirect";
+    case 308: return "Permanent Redirect";
+    case 400: return "Bad Request";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "Not Found";
+    case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
+    case 408: return "Request Timeout";
+    case 409: return "Conflict";
+    case 410: return "Gone";
+    case 411: return "Length Required";
+    case 412: return "Precondition Failed";
+    case 413: return "Content Too Large";
+    case 414: return "URI Too Long";
+    case 415: return "Unsupported Media Type";
+    case 421: return "Misdirected Request";
+    case 422: return "Unprocessable Content";
+    case 426: return "Upgrade Required";
+    case 428: return "Precondition Required";
+    case 429: return "Too Many Requests";
+    case 431: return "Request Header Fields Too Large";
+    case 500: return "Internal Server Error";
+    case 501: return "Not Implemented";
+    case 502: return "Bad Gateway";
+    case 503: return "Service Unavailable";
+    case 504: return "Gateway Timeout";
+    case 505: return "HTTP Version Not Supported";
+    default: return status < 200 ? "Informational" : status < 300 ? "Success" : status < 400 ? "Redirection"
+                  : status < 500 ? "Client Error" : "Server Error";
+    }
+}
+
+/* lws 4.1 writes the status line itself, with the request's version (HTTP/1.0
+ * on a refused WebSocket upgrade, where lws has not read it yet) and a reason
+ * phrase only for 400-417 and 500-505 (none for 421, 426, 429, 431): the
+ * first line of the header block at `start` is rewritten as
+ * `HTTP/1.1 CODE Reason`. */
+int tandem_fix_status_line(unsigned char *start, unsigned char **p, unsigned char *end, unsigned int status) {
+    unsigned char *eol = start;
+    while (eol + 1 < *p && !(eol[0] == '\r' && eol[1] == '\n')) eol++;
+    if (eol + 1 >= *p) return 1;
+    char line[96];
+    int n = snprintf(line, sizeof(line), "HTTP/1.1 %u %s", status, tandem_reason_phrase(status));
+    if (n <= 0 || n >= (int)sizeof(line)) return 1;
+    size_t old_len = (size_t)(eol - start), rest = (size_t)(*p - eol);
+    if (start + n + rest > end) return 1;
+    memmove(start + n, eol, rest);
+    memcpy(start, line, (size_t)n);
+    *p = start + n + rest;
+    (void)old_len;
+    return 0;
+}
+
 int tandem_write_http_headers(struct lws *wsi, unsigned int status, const char *content_type,
                               uint64_t content_length, const char *const *names,
                               const char *const *values, int count) {
@@ -38,6 +104,7 @@ int tandem_write_http_headers(struct lws *wsi, unsigned int status, const char *
     unsigned char *start = &buf[LWS_PRE], *p = start, *end = &buf[sizeof(buf) - 1];
     if (lws_add_http_common_headers(wsi, status, content_type, (lws_filepos_t)content_length, &p, end))
         return 1;
+    if (tandem_fix_status_line(start, &p, end, status)) return 1;
     for (int i = 0; i < count; i++) {
         if (lws_add_http_header_by_name(wsi, (const unsigned char *)names[i],
                                         (const unsigned char *)values[i], (int)strlen(values[i]), &p, end))
@@ -69,18 +136,40 @@ int tandem_request_path(struct lws *wsi, char *buf, int len) {
 }
 
 int tandem_query_arg(struct lws *wsi, const char *name, char *buf, int len) {
-    char key[64];
     size_t n = strlen(name);
-    if (n + 2 > sizeof(key)) return -1;
-    memcpy(key, name, n);
-    key[n] = '=';
-    key[n + 1] = '\0';
-    /* lws_get_urlarg_by_name returns the value after "name=", already url-decoded. */
-    const char *value = lws_get_urlarg_by_name(wsi, key, buf, len);
-    if (!value) return -1;
-    size_t vlen = strlen(value);
-    memmove(buf, value, vlen + 1);
-    return (int)vlen;
+    if (len <= 0 || n + 1 > 62) return -1;
+    /* Each argument is a fragment of WSI_TOKEN_HTTP_URI_ARGS, url-decoded by
+     * lws as "name=value". lws_get_urlarg_by_name stops at the first fragment
+     * longer than the buffer, hiding every argument after it, and reports a
+     * value too long for the buffer as absent: a 5 KB ?token= looked like no
+     * token at all. Here a value that does not fit comes back cut to len - 1
+     * bytes, so the caller sees it is at least that long. */
+    for (int i = 0; i < 4096; i++) {
+        int flen = lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, i);
+        if (flen <= 0) {
+            char empty[1];
+            /* 0 for an empty argument and for none: only an existing one copies */
+            if (lws_hdr_copy_fragment(wsi, empty, 1, WSI_TOKEN_HTTP_URI_ARGS, i) < 0) return -1;
+            continue;
+        }
+        char local[512];
+        char *copy = flen < (int)sizeof(local) ? local : malloc((size_t)flen + 1);
+        if (!copy) return -1;
+        if (lws_hdr_copy_fragment(wsi, copy, flen + 1, WSI_TOKEN_HTTP_URI_ARGS, i) < 0) {
+            if (copy != local) free(copy);
+            return -1;
+        }
+        if ((size_t)flen > n && !strncmp(copy, name, n) && copy[n] == '=') {
+            size_t vlen = (size_t)flen - n - 1;
+            if (vlen > (size_t)len - 1) vlen = (size_t)len - 1;
+            memcpy(buf, copy + n + 1, vlen);
+            buf[vlen] = '\0';
+            if (copy != local) free(copy);
+            return (int)vlen;
+        }
+        if (copy != local) free(copy);
+    }
+    return -1;
 }
 
 static void tandem_timer_fired(lws_sorted_usec_list_t *sul) {
@@ -150,6 +239,7 @@ int tandem_answer_http(struct lws *wsi, unsigned int status, const char *body, s
     unsigned char *start = &buf[LWS_PRE], *p = start, *end = &buf[sizeof(buf) - 1];
     if (body_len > 1024) body_len = 1024;
     if (lws_add_http_header_status(wsi, status, &p, end)) return 1;
+    if (tandem_fix_status_line(start, &p, end, status)) return 1;
     if (lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CONTENT_TYPE,
                                      (const unsigned char *)"application/json", 16, &p, end)) return 1;
     if (lws_add_http_header_content_length(wsi, body_len, &p, end)) return 1;
@@ -286,6 +376,7 @@ static size_t tandem_mask_walk_bytes(tandem_mask_walk *w, const unsigned char *s
 
 ssize_t recv(int fd, void *buf, size_t len, int flags) {
     /* What glibc's recv does: recvfrom without an address. */
+    tandem_note_recv(fd);
     if ((flags & MSG_PEEK) || fd < 0 || fd >= mask_walks_count || !mask_walks[fd].watching)
         return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
     /* A watched WebSocket: look first, then take the bytes up to the end of

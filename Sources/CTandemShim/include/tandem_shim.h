@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "tandem_send.h"
 #include "tandem_batch.h"
+#include "tandem_headers.h"
 
 /// LWS_PRE is a macro: the headroom lws needs in front of every buffer passed to lws_write.
 size_t tandem_lws_pre(void);
@@ -25,6 +26,15 @@ int tandem_write_close(struct lws *wsi, unsigned short code, const char *reason,
 
 /// Writes `len` bytes at `buf + LWS_PRE` of an HTTP body; `final` ends the transaction's body.
 int tandem_write_http(struct lws *wsi, unsigned char *buf, size_t len, int final);
+
+/// The reason phrase of an HTTP status (RFC 9110 section 15), e.g. "Misdirected Request" for 421.
+const char *tandem_reason_phrase(unsigned int status);
+
+/// Rewrites the status line lws wrote at `start` (up to `*p`) as
+/// `HTTP/1.1 CODE Reason`: lws 4.1 writes HTTP/1.0 before it has read a
+/// request's version (a refused upgrade) and no reason for 421, 426, 429, 431.
+/// 0 on success; 1 when it does not fit before `end`.
+int tandem_fix_status_line(unsigned char *start, unsigned char **p, unsigned char *end, unsigned int status);
 
 /// Writes HTTP response headers: status, content type, content length and any extra
 /// headers (a "Name: value\r\n"-free list of name/value pairs, `count` of them).
@@ -87,8 +97,9 @@ int tandem_write_frame(struct lws *wsi, unsigned char *buf, size_t len, int bina
 /// Answers an HTTP request at once and in one write: status line, a JSON content
 /// type, `Content-Length`, `Connection: close`, one optional extra header
 /// (`header_name` like "Sec-WebSocket-Version:", NULL for none) and the body.
-/// lws_return_http_status cannot add a header (426 needs Sec-WebSocket-Version)
-/// and wraps the body in HTML. Returns 0 when everything was written.
+/// lws_return_http_status cannot add a header (426 needs Sec-WebSocket-Version),
+/// wraps the body in HTML and says HTTP/1.0 on a refused upgrade. The status
+/// line is always `HTTP/1.1 CODE Reason`. Returns 0 when everything was written.
 int tandem_answer_http(struct lws *wsi, unsigned int status, const char *body, size_t body_len,
                        const char *header_name, const char *header_value);
 
