@@ -32,8 +32,15 @@ struct LogThrottle {
         self.interval = interval
     }
 
-    /// Whether a line of `kind` may be written at `now`.
-    mutating func admit(_ kind: String, at now: Moment) -> Verdict {
+    /// Lines of a connection's life (`open`, `close`, a connection refused
+    /// after its upgrade) per interval and kind: a room's people coming and
+    /// going stay in the log, a reconnect loop or a flood of connects does not.
+    static let connectionBurst = 50
+
+    /// Whether a line of `kind` may be written at `now`; `burst` overrides
+    /// the throttle's own for this kind.
+    mutating func admit(_ kind: String, burst: Int? = nil, at now: Moment) -> Verdict {
+        let burst = burst ?? self.burst
         var window = kinds[kind] ?? Window(start: now)
         if now.seconds(since: window.start) >= interval {
             let left = window.suppressed

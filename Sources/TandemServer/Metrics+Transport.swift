@@ -43,7 +43,7 @@ struct TransportMetrics {
         out.metric("tandem_header_timeouts_total", "counter",
                    "Sockets closed for sending no whole request within --header-timeout.", [("", headerTimeouts)])
         out.metric("tandem_handshakes_refused_total", "counter", "WebSocket handshakes refused, by reason.",
-                   ["version", "subprotocol"].map { ("{reason=\"\($0)\"}", handshakesRefused[$0, default: 0]) })
+                   ["version", "subprotocol", "path", "header", "foreign_origin", "misdirected", "bad_host"].map { ("{reason=\"\($0)\"}", handshakesRefused[$0, default: 0]) })
         out.metric("tandem_websocket_protocol_errors_total", "counter", "WebSocket protocol violations closed on, by kind.",
                    ["unmasked", "close_payload", "close_code", "close_reason_utf8"].map { ("{kind=\"\($0)\"}", protocolErrors[$0, default: 0]) })
         out.metric("tandem_log_lines_suppressed_total", "counter", "Log lines left out by the log rate limit.", [("", logLinesSuppressed)])

@@ -8,7 +8,16 @@
 ///   framed only by the same origin (clickjacking).
 /// - `X-Content-Type-Options: nosniff`: a JSON or text answer is never run as a script.
 /// - `Referrer-Policy: same-origin`: invite links with `?token=` do not leak to other sites.
+/// - `Cache-Control: no-store` on every `/api/…` answer (`ResponseHeaders.api`):
+///   an answer may hold what only a token's bearer may read (a room's state,
+///   its history, presets), and no answer of the API is worth keeping — every
+///   one is the state of now. Every answer rather than only those to a
+///   request with a token: with auth off the same answers are as live, and a
+///   shared cache must never serve one person's answer to another.
 enum ResponseHeaders {
+    /// The cache header of every API answer.
+    static let api = ("Cache-Control", "no-store")
+
     /// The security headers for a request whose `Host` was `host` (already
     /// checked by the policy; `nil` when absent).
     static func security(host: String?) -> [(String, String)] {
@@ -29,6 +38,8 @@ enum ResponseHeaders {
 extension Server {
     /// The security headers for `exchange`'s answer.
     func responseHeaders(_ exchange: HTTPExchange) -> [(String, String)] {
-        ResponseHeaders.security(host: exchange.host)
+        let headers = ResponseHeaders.security(host: exchange.host)
+        guard exchange.path == "/api" || exchange.path.hasPrefix("/api/") else { return headers }
+        return headers + [ResponseHeaders.api]
     }
 }

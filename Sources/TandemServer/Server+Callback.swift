@@ -6,15 +6,12 @@ extension Server {
     func handle(_ wsi: OpaquePointer, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
                 _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         let session = user?.load(as: UInt64.self) ?? 0
+        // A callback between lws' "out of header space" line and the close it
+        // announces means the close did not follow: nothing to answer (headers.c).
+        tandem_header_overflow_clear()
         switch reason {
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
-            guard let refusal = upgradeRefusal(wsi) else {
-                if let answered = refuseHandshake(wsi) { return answered }
-                return 0
-            }
-            // >0 tells lws the answer was written here.
-            metrics.httpRequests[refusal.status, default: 0] += 1
-            return lws_return_http_status(wsi, UInt32(refusal.status), refusal.message) != 0 ? -1 : 1
+            return confirmUpgrade(wsi) // Server+Handshake.swift
         case LWS_CALLBACK_ESTABLISHED:
             watchMasks(wsi)
             let session = newSession(user)

@@ -1,3 +1,4 @@
+import TandemAuth
 import TandemCore
 import TandemRedis
 import TandemWire
@@ -135,7 +136,15 @@ extension Server {
 
     /// `GET /api/cluster`: this node, every node with a live heartbeat (its
     /// address, connections and owned rooms), and each room's lease holder.
-    func clusterAPI() -> HTTPAnswer {
+    ///
+    /// For an admin token scoped to some rooms (`claims`, whose `room` is not
+    /// `"*"`), only those rooms: `rooms` and each node's `owned` list name no
+    /// other, and a node's `address` and `connections` (which count every
+    /// room's people) are left out; `"scoped": true` says so. `nil` (auth
+    /// off) or a `"*"` token: everything.
+    func clusterAPI(for claims: Claims? = nil) -> HTTPAnswer {
+        let visible: (String) -> Bool = { claims?.covers(room: $0) ?? true }
+        let scoped = claims.map { $0.rooms != .all } ?? false
         guard let cluster else {
             return .json(404, problem("not_found", "this server is not in a cluster (start it with --redis URL)"))
         }
@@ -147,16 +156,17 @@ extension Server {
                 let stored = try cluster.store.redis.command(["HGETALL", ClusterKeys.node(name)].map { Array($0.utf8) }).fields
                 guard !stored.isEmpty else { continue } // its heartbeat lapsed: gone
                 let fields = stored.mapValues { String(decoding: $0, as: UTF8.self) }
-                let owned = (fields["owned"] ?? "").split(separator: ",").map { JSON.string(String($0)) }
-                nodes.append(.object([
-                    JSONMember("id", .string(name)),
-                    JSONMember("address", .string(fields["address"] ?? "")),
-                    JSONMember("connections", .number(Double(Int(fields["connections"] ?? "") ?? 0))),
-                    JSONMember("owned", .array(owned)),
-                    JSONMember("heartbeat_ms", .number(Double(Int(fields["time"] ?? "") ?? 0))),
-                ]))
+                let owned = (fields["owned"] ?? "").split(separator: ",").map(String.init).filter(visible).map { JSON.string($0) }
+                var members = [JSONMember("id", .string(name))]
+                if !scoped {
+                    members.append(JSONMember("address", .string(fields["address"] ?? "")))
+                    members.append(JSONMember("connections", .number(Double(Int(fields["connections"] ?? "") ?? 0))))
+                }
+                members.append(JSONMember("owned", .array(owned)))
+                members.append(JSONMember("heartbeat_ms", .number(Double(Int(fields["time"] ?? "") ?? 0))))
+                nodes.append(.object(members))
             }
-            for id in roomOrder {
+            for id in roomOrder where visible(id) {
                 let holder = try cluster.store.redis.command(["GET", ClusterKeys.lease(id)].map { Array($0.utf8) }).string
                 let parts = holder?.split(separator: " ") ?? []
                 owners.append(JSONMember(id, parts.count == 2
@@ -172,6 +182,6 @@ extension Server {
             JSONMember("redis", .string(cluster.up ? "up" : "down: \(cluster.downReason ?? "connecting")")),
             JSONMember("nodes", .array(nodes)),
             JSONMember("rooms", .object(owners)),
-        ]).bytes)
+        ] + (scoped ? [JSONMember("scoped", .bool(true))] : [])).bytes)
     }
 }

@@ -184,7 +184,7 @@ extension Server {
     private func api(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer {
         if parts == ["cluster"] {
             guard exchange.method == .get else { return methodNotAllowed("GET") }
-            return clusterAPI() // Server+ClusterAPI.swift
+            return clusterAPI(for: exchange.claims) // Server+ClusterAPI.swift
         }
         guard parts.first == "rooms" else { return .json(404, problem("not_found", "no such API endpoint")) }
         if let refusal = adminRefusal(exchange, parts) { return refusal }

@@ -12,7 +12,10 @@ extension Server {
     /// notices only at `debug`.
     func routeLwsLog() {
         lwsLogOwner = self
-        let levels = log.level >= .debug ? (LLL_ERR | LLL_WARN | LLL_NOTICE) : log.level >= .info ? (LLL_ERR | LLL_WARN) : LLL_ERR
+        prepareHeaderOverflowAnswer()
+        // Warnings always: "More hdr frags than we can deal with" is one
+        // (a 431, Server+HeaderLimits.swift); `throttled` drops them below `info`.
+        let levels = log.level >= .debug ? (LLL_ERR | LLL_WARN | LLL_NOTICE) : (LLL_ERR | LLL_WARN)
         lws_set_log_level(Int32(levels), { level, line in
             guard let line, let server = lwsLogOwner else { return }
             server.lwsLogLine(level, String(cString: line))
@@ -22,6 +25,7 @@ extension Server {
     private func lwsLogLine(_ level: Int32, _ line: String) {
         var text = line
         while text.last == "\n" || text.last == "\r" { text.removeLast() }
+        if noteHeaderOverflow(text) { return }
         let name = level & Int32(LLL_ERR) != 0 ? "error" : level & Int32(LLL_WARN) != 0 ? "warn" : "notice"
         metrics.transport.lwsLogLines[name, default: 0] += 1
         if text.hasPrefix("accept: errno") { metrics.transport.acceptErrors += 1 }

@@ -11,8 +11,14 @@ extension Server {
         RequestPolicy(access: config.access, bindAddress: config.host, tls: config.tls != nil)
     }
 
-    /// The refusal of an HTTP request whose `Host` or `Origin` fails the policy, or `nil`.
+    /// The refusal of an HTTP request with a header name that is not a token
+    /// (400, and the connection closes: its framing cannot be trusted), or
+    /// whose `Host` or `Origin` fails the policy; or `nil`.
     func requestRefusal(_ wsi: OpaquePointer, _ exchange: HTTPExchange) -> HTTPAnswer? {
+        if let bad = headerNameRefusal(wsi) {
+            exchange.closeAfter = true
+            return .json(400, problem(bad.code, bad.message))
+        }
         let stateChanging = exchange.method == .post || exchange.method == .put || exchange.method == .delete
         let verdict = verdict(wsi, checksOrigin: stateChanging, peer: exchange.peer)
         guard verdict != .pass else {
@@ -23,13 +29,13 @@ extension Server {
         return .json(verdict.status, problem(verdict.code, verdict.message))
     }
 
-    /// The status and message refusing a WebSocket upgrade whose `Host` or `Origin` fails the policy, or `nil`.
-    func upgradePolicyRefusal(_ wsi: OpaquePointer) -> (status: Int, message: String)? {
+    /// The refusal of a WebSocket upgrade whose `Host` or `Origin` fails the policy, or `nil`.
+    func upgradePolicyRefusal(_ wsi: OpaquePointer) -> UpgradeRefusal? {
         let peer = PeerAddress(of: wsi)
         let verdict = verdict(wsi, checksOrigin: true, peer: peer)
         guard verdict != .pass else { return nil }
         noteRefusal(verdict, what: "upgrade \(requestPath(wsi))", peer: peer)
-        return (verdict.status, verdict.message)
+        return UpgradeRefusal(status: verdict.status, code: verdict.code, message: verdict.message, reason: verdict.code)
     }
 
     /// With auth off, the admin API (create, replace, delete rooms) answers

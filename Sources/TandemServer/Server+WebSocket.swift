@@ -8,11 +8,14 @@ import TandemStorage
 import TandemWire
 
 extension Server {
-    /// Why the handshake on `wsi` is refused (status and message), or `nil` to
-    /// upgrade: only `/rooms/{room}` upgrades, from a Host and Origin the policy admits.
-    func upgradeRefusal(_ wsi: OpaquePointer) -> (status: Int, message: String)? {
+    /// Why the handshake on `wsi` is refused, or `nil` to upgrade: only
+    /// `/rooms/{room}` upgrades (403 elsewhere), from a Host and Origin the
+    /// policy admits (Server+Handshake.swift writes the answer).
+    func upgradeRefusal(_ wsi: OpaquePointer) -> UpgradeRefusal? {
         if let refusal = upgradePolicyRefusal(wsi) { return refusal }
-        guard requestPath(wsi).hasPrefix("/rooms/") || isEchoRequest(wsi) else { return (403, "WebSocket endpoints are /rooms/{room}") }
+        guard requestPath(wsi).hasPrefix("/rooms/") || isEchoRequest(wsi) else {
+            return UpgradeRefusal(status: 403, code: "forbidden", message: "WebSocket endpoints are /rooms/{room}", reason: "path")
+        }
         return nil
     }
 
@@ -25,7 +28,7 @@ extension Server {
         metrics.connectionsTotal += 1
         let roomID = String(requestPath(wsi).dropFirst("/rooms/".count))
         if let refusal = closeForLimits(wsi) {
-            log.info("reject \(connection.client): \(refusal.reason) (connection limits)")
+            connectionLine("reject-limits", "reject \(connection.client): \(refusal.reason) (connection limits)")
             close(connection, code: refusal.code, reason: refusal.reason)
             return
         }
@@ -44,7 +47,7 @@ extension Server {
             connection.claims = claims
         }
         guard let host = rooms[roomID] else {
-            log.info("reject \(connection.client): unknown room '\(roomID)'")
+            connectionLine("reject-unknown-room", "reject \(connection.client): unknown room '\(roomID)'")
             close(connection, code: 4404, reason: "unknown room")
             return
         }
@@ -60,7 +63,7 @@ extension Server {
         host.members[connection.client] = connection
         connection.welcome = encodeWelcome(welcome, since: queryArgument(wsi, "since"))
         connection.presets = presetsFrame(roomID)
-        log.info("open \(connection.client) room=\(roomID) name=\(welcome.peers.last?.name ?? "")")
+        connectionLine("open", "open \(connection.client) room=\(roomID) name=\(welcome.peers.last?.name ?? "")")
         arm(connection, at: now)
         dispatch(effects, in: host, arrival: now)
     }
@@ -222,7 +225,7 @@ extension Server {
         metrics.connectionsOpen -= 1
         let code = Int(connection.closing?.code ?? connection.peerCloseCode ?? 1006)
         metrics.closes[code, default: 0] += 1
-        log.info("close \(connection.client) code=\(code)\(connection.closing.map { " reason=\($0.reason)" } ?? "")")
+        connectionLine("close", "close \(connection.client) code=\(code)\(connection.closing.map { " reason=\($0.reason)" } ?? "")")
         guard let host = connection.host else { return }
         let now = Clock.now()
         if let cluster {
@@ -328,15 +331,12 @@ extension Server {
         broadcast(in: host, at: arrival)
     }
 
-    /// Logs a reject; `rate_limited` ones through the log's rate limit (a
-    /// flooding client earns thousands a second).
+    /// Logs a reject through the log's rate limit, by code: a flooding client
+    /// earns thousands a second, of `rate_limited` or of any other code
+    /// (`tandem_rejects_total{code}` counts every one).
     func logReject(_ reject: Reject) {
-        let line = { "reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")" }
-        if reject.code == .rateLimited {
-            throttled("reject-rate-limited", .info, line())
-        } else {
-            log.info(line())
-        }
+        let kind = reject.code == .rateLimited ? "reject-rate-limited" : "reject-\(reject.code.rawValue)"
+        throttled(kind, .info, "reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")")
     }
 
     /// A client that keeps flooding past the rate limit for a whole second is

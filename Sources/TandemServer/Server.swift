@@ -201,6 +201,7 @@ public final class Server {
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.retry_and_idle_policy = tandem_idle_policy(UInt16(max(1, config.idleTimeout / 3)), UInt16(max(2, config.idleTimeout)))
         applyLimits(to: &info)
+        info.max_http_header_data = UInt16(Self.headerTableBytes) // Server+HeaderLimits.swift
         try Self.checkAddress(config.host)
         var options: UInt64 = 0
         if !config.host.contains(":") { options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }

@@ -28,22 +28,34 @@ struct StaticFiles {
     let root: String
 
     /// The file for `urlPath`, or `nil` when there is none, the path would
-    /// leave the root (`..`, symlinks pointing out, NUL bytes) or names a
-    /// dotfile: any segment starting with `.` (`/.env`, `/.git/config`) is
-    /// treated as absent, since such files are tooling, never the site.
+    /// leave the root (`..`, symlinks pointing out, NUL bytes) or names
+    /// tooling, never the site (`isTooling`): dotfiles (`/.env`,
+    /// `/.git/config`), the browser's unit tests (`/test/…`, `*.test.mjs`),
+    /// `node_modules` and `package.json`.
     func file(for urlPath: String) -> StaticFile? {
         var path = urlPath
         if path.hasSuffix("/") { path += "index.html" }
-        guard path.hasPrefix("/"), !path.utf8.contains(0),
-              !path.split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { return nil }
+        guard path.hasPrefix("/"), !path.utf8.contains(0), !Self.isTooling(path) else { return nil }
         guard let base = Self.realPath(root), let full = Self.realPath(root + path) else { return nil }
         guard full.hasPrefix(base + "/") else { return nil }
-        // A symlink may lead to a dotfile inside the root: judge the resolved path too.
-        guard !full.dropFirst(base.count).split(separator: "/").contains(where: { $0.hasPrefix(".") }) else { return nil }
+        // A symlink may lead to tooling inside the root: judge the resolved path too.
+        guard !Self.isTooling(String(full.dropFirst(base.count))) else { return nil }
         var info = stat()
         guard stat(full, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         let modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         return StaticFile(path: full, etag: "\"\(String(info.st_size, radix: 16))-\(String(modified, radix: 16))\"")
+    }
+
+    /// Whether a path inside the web root (`/a/b.js`) names what is not the
+    /// site: a segment starting with `.`, a first segment `test` (web/test/,
+    /// the browser's unit tests run by `node --test`), a `node_modules`
+    /// segment, a `*.test.*` or `*.spec.*` file, or a `package.json`.
+    static func isTooling(_ path: String) -> Bool {
+        let segments = path.split(separator: "/")
+        if segments.first == "test" { return true }
+        if segments.contains(where: { $0.hasPrefix(".") || $0 == "node_modules" }) { return true }
+        guard let name = segments.last?.lowercased() else { return false }
+        return name == "package.json" || name.contains(".test.") || name.contains(".spec.")
     }
 
     /// The Content-Type for a file name, by its extension.

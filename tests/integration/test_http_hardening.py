@@ -265,3 +265,142 @@ def test_a_request_relayed_by_a_proxy_on_this_machine_is_not_loopback_for_the_ad
     assert server.request("GET", "/api/rooms/probe").status == 404
     # Reading and editing through the proxy are not admin: they pass.
     assert raw_http.request(server.port, "GET", "/api/rooms", [relay]).status == 200
+
+
+# -- the request head (issue 22): header names, header size, reason phrases
+
+
+def put_knob(server, headers, body: bytes) -> raw_http.RawResponse:
+    return raw_http.request(server.port, "PUT", "/api/rooms/demo/controls/gain", headers, body)
+
+
+def test_transfer_encoding_with_a_space_before_the_colon_and_a_content_length_is_400(server):
+    before = server.get("/api/rooms/demo").json()["controls"]
+    value = b'{"value": 0.25}'
+    # RFC 9112 5.1: no whitespace between a field name and its colon; a proxy
+    # may take this for chunked while a length-reading server takes the length.
+    answer = put_knob(server, [("Transfer-Encoding ", "chunked"), ("Content-Length", str(len(value)))], value)
+    assert answer.status == 400, answer
+    body = json.loads(answer.body)
+    assert body["code"] == "bad_request" and "transfer-encoding " in body["message"]
+    assert answer.closed
+    assert server.get("/api/rooms/demo").json()["controls"] == before
+    assert server.metrics()['tandem_http_refused_total{reason="bad_header_name"}'] == 1
+
+
+@pytest.mark.parametrize("name", ["X-Probe ", "X Probe", "X-Probe\t", " Host2"])
+def test_any_header_name_that_is_not_a_token_is_400(server, name):
+    answer = raw_http.request(server.port, "GET", "/api/rooms", [(name, "1")])
+    assert answer.status == 400, (name, answer)
+    assert json.loads(answer.body)["code"] == "bad_request"
+
+
+def test_ordinary_headers_pass(server):
+    answer = raw_http.request(server.port, "GET", "/api/rooms", [("X-Forwarded-Proto", "http"), ("Accept", "*/*"),
+                                                                  ("X_Odd.Name~1", "tchar names are tokens")])
+    assert answer.status == 200, answer
+
+
+def test_a_status_without_a_reason_in_lws_gets_one(server):
+    with socket.create_connection(("127.0.0.1", server.port), timeout=helpers.WAIT) as sock:
+        sock.sendall(b"GET /api/rooms HTTP/1.1\r\nHost: attacker.example\r\n\r\n")
+        data = sock.recv(65536)
+    assert data.startswith(b"HTTP/1.1 421 Misdirected Request\r\n"), data[:80]
+
+
+def test_headers_over_16_kib_are_431_with_a_json_body(server):
+    answer = raw_http.request(server.port, "GET", "/api/rooms", [("X-Padding", "p" * 20_000)])
+    assert answer.status == 431, answer
+    assert json.loads(answer.body)["code"] == "headers_too_large"
+    assert server.get("/healthz").status == 200
+    assert server.metrics()['tandem_http_refused_total{reason="headers_too_large"}'] == 1
+
+
+def test_a_6_kb_header_fits(server):
+    answer = raw_http.request(server.port, "GET", "/api/rooms", [("X-Padding", "p" * 6_000)])
+    assert answer.status == 200, answer
+
+
+def test_every_api_answer_says_no_store_and_files_do_not(server):
+    for answer in (server.get("/api/rooms"), server.get("/api/rooms/demo"), server.get("/api/rooms/nope"),
+                   server.request("POST", "/api/rooms", "{")):
+        assert answer.header("cache-control") == "no-store", answer
+    assert server.get("/").header("cache-control") == "no-cache"
+
+
+def test_the_browsers_unit_tests_and_tooling_are_not_served(server):
+    tests = sorted((helpers.ROOT / "web" / "test").glob("*.mjs"))
+    assert tests, "web/test/*.mjs"
+    for path in (f"/test/{tests[0].name}", "/test/", "/js/package.json"):
+        assert helpers.raw_http_get(server.port, path).status == 404, path
+    assert server.get("/js/app.js").status == 200
+
+
+# -- long tokens (docs/security.md: a token is at most 4 KiB)
+
+SECRET = b"the current secret: at least thirty-two bytes long"
+
+
+def jwt(length: int, room="demo", role="editor") -> str:
+    """An HS256 token of exactly `length` bytes (a `pad` claim makes up the length)."""
+    import base64
+    import hashlib
+    import hmac
+
+    def b64(data: bytes) -> str:
+        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+    def make(pad: int) -> str:
+        payload = {"sub": "u1", "room": room, "role": role, "exp": int(time.time() + 3600), "pad": "x" * pad}
+        signing_input = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode()) + "." + b64(json.dumps(payload).encode())
+        return signing_input + "." + b64(hmac.new(SECRET, signing_input.encode(), hashlib.sha256).digest())
+
+    pad = 0
+    while len(make(pad)) < length:
+        pad += max(1, (length - len(make(pad))) * 3 // 4)
+    while len(make(pad)) > length:
+        pad -= 1
+    token = make(pad)
+    assert length - 2 <= len(token) <= length, len(token)
+    return token
+
+
+@pytest.fixture
+def auth_server(start_server, tmp_path):
+    secret = tmp_path / "secret"
+    secret.write_bytes(SECRET + b"\n")
+    return start_server("--auth-secret-file", str(secret))
+
+
+def test_a_4_kib_token_opens_a_websocket_and_the_api(auth_server, open_ws):
+    token = jwt(4096)
+    ws = open_ws(auth_server.ws_url("demo", token=token))
+    assert json.loads(ws.recv(helpers.WAIT))["type"] == "welcome"
+    answer = raw_http.request(auth_server.port, "GET", "/api/rooms/demo", [("Authorization", f"Bearer {token}")])
+    assert answer.status == 200, answer
+    assert answer.header("cache-control") == "no-store"
+
+
+def test_a_5_kb_token_is_4401_token_too_long_on_a_websocket(auth_server, open_ws):
+    ws = open_ws(auth_server.ws_url("demo", token=jwt(5000)))
+    assert helpers.wait_closed(ws) == (4401, "token too long")
+
+
+def test_a_5_kb_token_is_401_token_too_long_over_http(auth_server):
+    for headers, path in (([("Authorization", f"Bearer {jwt(5000)}")], "/api/rooms/demo"),
+                          ([], f"/api/rooms/demo?token={jwt(5000)}")):
+        answer = raw_http.request(auth_server.port, "GET", path, headers)
+        assert answer.status == 401, answer
+        assert json.loads(answer.body) == {"code": "unauthorized", "message": "token too long"}
+        assert answer.header("cache-control") == "no-store"
+
+
+def test_a_token_past_the_header_table_is_431_before_the_upgrade(auth_server):
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect as ws_connect
+    with pytest.raises(InvalidStatus) as caught:
+        with ws_connect(auth_server.ws_url("demo", token=jwt(20_000)), open_timeout=helpers.WAIT,
+                        subprotocols=[helpers.SUBPROTOCOL]):
+            pass
+    assert caught.value.response.status_code == 431
+    assert json.loads(caught.value.response.body)["code"] == "headers_too_large"

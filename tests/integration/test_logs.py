@@ -1,8 +1,31 @@
 """The server's log lines on stderr: `LEVEL message`."""
 
+import socket
+import time
+
 import pytest
 
-from helpers import OP_TEXT, RawWebSocket, wait_closed
+from helpers import OP_TEXT, WAIT, RawWebSocket, open_websocket, wait_closed
+
+CONNECTION_BURST = 50
+"""Lines of one kind of a connection's life per 10 s (LogThrottle.connectionBurst)."""
+
+REJECT_BURST = 5
+"""Lines of one kind per 10 s for everything else (LogThrottle's burst)."""
+
+
+def log_barrier(server, tag: str) -> None:
+    """A line the server writes after everything before it: a refused request
+    (a kind of its own, never left out) whose path carries `tag`."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as sock:
+        sock.sendall(f"GET /{tag} HTTP/1.1\r\nHost: barrier.example\r\n\r\n".encode())
+        assert sock.recv(65536).startswith(b"HTTP/1.1 421 ")
+    server.wait_for_log(rf"refused GET /{tag} ")
+
+
+def windows(started: float) -> int:
+    """How many of the log rate limit's 10 s windows can have begun since `started`."""
+    return int((time.monotonic() - started) // 10) + 1
 
 
 def test_a_reject_is_logged_at_info_with_client_and_code(server, connect):
@@ -65,3 +88,40 @@ def test_the_start_line_names_the_address_rooms_mode_and_event_loop(server):
 def test_auth_being_off_is_logged_loudly_at_start(server):
     line = server.wait_for_log(r"auth is off")
     assert line.startswith("warn ")
+
+
+def test_control_bytes_from_a_url_path_reach_the_log_escaped(server):
+    with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as sock:
+        sock.sendall(b"GET /%1B[31mred%07%C2%9B HTTP/1.1\r\nHost: attacker.example\r\n\r\n")
+        assert sock.recv(65536).startswith(b"HTTP/1.1 421 ")
+    line = server.wait_for_log(r"refused GET /.*red")
+    assert "\\x1b[31mred\\x07\\u{9b}" in line, line
+    raw = "\n".join(server.stderr_lines)
+    assert "\x1b" not in raw and "\x07" not in raw and "\x9b" not in raw
+
+
+def test_two_hundred_connects_write_a_bounded_number_of_lines(server):
+    started = time.monotonic()
+    for _ in range(200):
+        with open_websocket(server.ws_url("demo")) as ws:
+            ws.recv(timeout=WAIT)  # the welcome: the open is logged (or counted) by now
+    server.wait_metric('tandem_closes_total{code="1000"}', lambda n: n >= 200)
+    log_barrier(server, "after-connects")
+    bound = CONNECTION_BURST * windows(started)
+    opens, closes = server.log_lines(r"^info open "), server.log_lines(r"^info close ")
+    assert 0 < len(opens) <= min(bound, 199), len(opens)
+    assert 0 < len(closes) <= min(bound, 199), len(closes)
+    metrics = server.metrics()
+    assert metrics["tandem_connections_total"] >= 200
+    assert metrics["tandem_log_lines_suppressed_total"] >= 400 - len(opens) - len(closes)
+
+
+def test_a_flood_of_rejects_writes_a_bounded_number_of_lines(server, connect):
+    ann = connect(server)
+    started = time.monotonic()
+    for _ in range(40):
+        ann.expect_reject("unknown_control", seq=ann.set("volume", 1))
+    assert server.metrics()['tandem_rejects_total{code="unknown_control"}'] == 40
+    log_barrier(server, "after-rejects")
+    lines = server.log_lines(rf"reject {ann.id}\b.*code=unknown_control")
+    assert 0 < len(lines) <= min(REJECT_BURST * windows(started), 39), len(lines)

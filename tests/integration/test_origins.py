@@ -9,6 +9,7 @@ import re
 import subprocess
 
 import pytest
+from websockets.exceptions import InvalidStatus
 
 import helpers
 import raw_http
@@ -22,13 +23,14 @@ def rooms(server) -> list[str]:
 
 
 def test_a_websocket_from_a_foreign_origin_is_refused_403(server, open_ws):
-    # lws writes handshake refusals as HTTP/1.0, which the websockets client
-    # does not parse: read it raw.
     refused = raw_http.upgrade(server.port, origin="http://evil.example")
     assert refused.status == 403
-    assert b"--allow-origin" in refused.body
-    with pytest.raises(Exception):
+    assert json.loads(refused.body)["code"] == "foreign_origin"
+    assert "--allow-origin" in json.loads(refused.body)["message"]
+    # The websockets client reads the refusal and reports its status (test_upgrade_refusals.py).
+    with pytest.raises(InvalidStatus) as caught:
         open_ws(server.url, origin="http://evil.example")
+    assert caught.value.response.status_code == 403
     assert server.wait_for_log(r"refused upgrade /rooms/demo .* 403")
 
 
