@@ -59,13 +59,6 @@ extension Server {
             return
         }
         metrics.messagesIn[decoded.kindName, default: 0] += 1
-        if case let .preset(seq, request) = decoded, !request.isRecall {
-            // Saved, renamed and deleted here, from this node's view, as a single node
-            // does at its edge; the owner only acknowledges the seq. A recall is a batch: the owner's.
-            relay(.acknowledge(client: connection.client, seq: seq), replica, host: host, cluster: cluster, at: now, seq: seq)
-            clusterPresetChange(connection, request, seq: seq, host: host)
-            return
-        }
         let limits = host.room.limits
         if !connection.relayBucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst) {
             // Refused here, as the owner would: the flood goes no further than this node.
@@ -77,6 +70,14 @@ extension Server {
             }
             return
         }
+        if case let .preset(seq, request) = decoded, !request.isRecall {
+            // Saved, renamed and deleted here (past the rate limit above, as on a single node),
+            // by a Redis script (Server+ClusterPresets.swift); the owner only acknowledges the seq.
+            // A recall is a batch: the owner's.
+            relay(.acknowledge(client: connection.client, seq: seq), replica, host: host, cluster: cluster, at: now, seq: seq)
+            clusterPresetChange(connection, request, seq: seq, host: host, cluster: cluster)
+            return
+        }
         if let seq = decoded.seq {
             if connection.relayed.count >= Connection.relayedLimit { connection.relayed.removeFirst() }
             connection.relayed.append(seq)
@@ -84,26 +85,20 @@ extension Server {
         relay(.message(client: connection.client, bytes: message), replica, host: host, cluster: cluster, at: now, seq: decoded.seq)
     }
 
-    /// A member's save, rename or delete of a preset, done by this node; a refusal is its reject.
-    private func clusterPresetChange(_ connection: Connection, _ request: PresetRequest, seq: Int, host: RoomHost) {
+    /// A member's save, rename or delete of a preset, done by this node; a refusal is its reject
+    /// (once Redis answered: it may follow the ack of its seq).
+    private func clusterPresetChange(_ connection: Connection, _ request: PresetRequest, seq: Int, host: RoomHost, cluster: Cluster) {
         let role = host.room.role(of: connection.client) ?? .viewer
         guard role.mayWrite else {
             queueLocalReject(connection, host: host, seq: seq, code: .forbidden, message: "a \(role.rawValue) may not \(request.action) presets")
             return
         }
-        let refusal: PresetRefusal?
-        switch request {
-        case let .save(name):
-            let by = host.room.peer(connection.client)?.name ?? connection.joinName
-            refusal = savePreset(name, in: host, client: connection.client.rawValue, by: by).failure
-        case let .rename(name, to):
-            refusal = renamePreset(name, to: to, in: host).failure
-        case let .delete(name):
-            refusal = deletePreset(name, in: host).failure
-        case .recall:
-            refusal = nil
+        let by = host.room.peer(connection.client)?.name ?? connection.joinName
+        changePresetInCluster(request, in: host, client: connection.client.rawValue, by: by, cluster: cluster) { [weak self, weak connection] result in
+            guard let self, let connection, connection.closing == nil, case let .failure(refusal) = result,
+                  let host = connection.host else { return }
+            self.queueLocalReject(connection, host: host, seq: seq, code: refusal.code, message: refusal.message)
         }
-        if let refusal { queueLocalReject(connection, host: host, seq: seq, code: refusal.code, message: refusal.message) }
     }
 
     /// A member's connection closed: the view stops serving it, and the owner is told.

@@ -65,6 +65,7 @@ extension Server {
         let name = String(decoding: channel, as: UTF8.self)
         let now = Clock.now()
         if name == ClusterKeys.lifecycle {
+            if payload.starts(with: ClusterPresets.prefix.utf8) { return presetNoteHeard(payload) } // Server+ClusterPresets.swift
             lifecycle(String(decoding: payload, as: UTF8.self), cluster: cluster, at: now)
             return
         }

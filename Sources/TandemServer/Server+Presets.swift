@@ -8,15 +8,23 @@ import TandemWire
 /// a recall is an `Operation.batch` that goes through `room.apply` like any
 /// message, so seq, rate, role and `busy` apply, and its commits are written
 /// to storage before anyone is told (`writeCommits`). Every member gets the
-/// list after its welcome and after every change of it.
+/// list after its welcome and after changes of it, at most four times a
+/// second per room (`PresetFeed`). In a cluster, changes go through Redis
+/// scripts and reach every node as deltas (`Server+ClusterPresets.swift`).
 extension Server {
     // MARK: the book
 
     /// The presets of room `id`: read from storage the first time, then kept
     /// in memory. `nil` when storage could not be read (logged): the room then
-    /// lists none and refuses changes rather than overwrite what it could not read.
+    /// lists none and refuses changes rather than overwrite what it could not
+    /// read. In a cluster, `nil` until the read from Redis (started here) has
+    /// arrived (`withPresetBook` waits for it).
     func presetBook(_ id: String) -> PresetBook? {
         if let book = presetBooks[id] { return book }
+        if let cluster {
+            loadPresets(id, cluster: cluster)
+            return nil
+        }
         var book = PresetBook()
         if let presetStore {
             do {
@@ -25,39 +33,71 @@ extension Server {
                 log.error("presets of room \(id): \(error)")
                 return nil
             }
+            tidyStoredPresets(&book, room: id, presetStore)
         }
         presetBooks[id] = book
         return book
     }
 
-    /// The `presets` frame of room `id`, or `nil` when its presets cannot be read.
-    func presetsFrame(_ id: String) -> [UInt8]? {
-        presetBook(id)?.frame
-    }
-
-    /// Where presets are kept: Redis in a cluster, else the SQLite file (none with `--data :memory:`).
-    var presetStore: PresetStore? {
-        cluster.map { $0.store as PresetStore } ?? storage
-    }
-
-    /// Sends the room's new list to every member, from each one's next writable
-    /// callback; a list not yet sent is replaced by the newer one. In a
-    /// cluster every other node is told too (`presets ROOM` on the lifecycle
-    /// channel), and reads the list again from Redis for its members.
-    func announcePresets(_ host: RoomHost) {
-        if let cluster {
-            // Every node, this one included, reads the list again when the message arrives: one frame per change.
-            cluster.commands.send(["PUBLISH", ClusterKeys.lifecycle, "presets \(host.room.id)"], reply: nil)
-            return
+    /// Rows written before names were cleaned (NFC, no bidi controls): of
+    /// several spellings of one name the newest preset is stored under the
+    /// cleaned name, and the other rows deleted, so that a deleted preset
+    /// cannot come back from an older spelling (docs/presets.md, "Names").
+    private func tidyStoredPresets(_ book: inout PresetBook, room: String, _ store: PresetStore) {
+        guard !book.strays.isEmpty || !book.rekeyed.isEmpty else { return }
+        do {
+            for (stored, preset) in book.rekeyed {
+                try store.storePreset(preset, room: room)
+                try store.deleteStoredPreset(stored, room: room)
+            }
+            for stray in book.strays { try store.deleteStoredPreset(stray, room: room) }
+            log.info("presets of room \(room): \(book.rekeyed.count) stored again under their cleaned names (NFC, no bidi controls), \(book.strays.count) older spelling(s) or non-names deleted")
+            book.tidied()
+        } catch {
+            log.error("presets of room \(room): the stored names could not be tidied (tried again at the next start): \(error)")
         }
-        announcePresetsHere(host)
     }
 
-    /// `announcePresets` on this node only.
+    /// The `presets` frame of room `id`, or `nil` when its presets cannot be read (yet).
+    func presetsFrame(_ id: String) -> [UInt8]? {
+        guard presetBook(id) != nil else { return nil }
+        return presetBooks[id]?.frame()
+    }
+
+    /// Where presets are kept on a single node: the SQLite file (none with `--data :memory:`).
+    var presetStore: PresetStore? {
+        cluster == nil ? storage : nil
+    }
+
+    /// Tells every member the room's list changed. In a cluster the delta
+    /// each node hears does it (`presetNoteHeard`), this node's included.
+    func announcePresets(_ host: RoomHost) {
+        if cluster == nil { announcePresetsHere(host) }
+    }
+
+    /// The room's list changed on this node: sent now when the last list went
+    /// out at least `PresetFeed.interval` ago, else by `flushPresetLists` once
+    /// it has (with every change made meanwhile).
     func announcePresetsHere(_ host: RoomHost) {
+        if presetFeed.changed(host.room.id, at: Clock.now()) { sendPresetList(host) }
+    }
+
+    /// Every 250 ms (housekeeping): the lists that waited.
+    func flushPresetLists(at now: Moment) {
+        guard !presetFeed.dirty.isEmpty else { return }
+        for id in presetFeed.due(at: now) {
+            if let host = rooms[id] { sendPresetList(host) }
+        }
+    }
+
+    /// Sends the room's list to every member, from each one's next writable
+    /// callback; a list not yet sent is replaced by the newer one. The frame
+    /// is encoded once and shared.
+    func sendPresetList(_ host: RoomHost) {
         guard let frame = presetsFrame(host.room.id) else { return }
         let now = Clock.now()
-        for connection in host.members.values where connection.closing == nil {
+        // In a cluster a member not yet welcomed gets the list with its welcome (`react(to:)`).
+        for connection in host.members.values where connection.closing == nil && (cluster == nil || connection.welcomed) {
             connection.presets = frame
             arm(connection, at: now)
         }
@@ -182,7 +222,21 @@ extension Server {
     /// - `GET …/presets/{name}/diff` → `{"name","changes":[{"control","preset","now"}]}`
     ///
     /// Roles were checked by `authorizeAPI` (writes need an editor).
-    func presetsAPI(_ exchange: HTTPExchange, _ host: RoomHost, _ rest: [String]) -> HTTPAnswer {
+    func presetsAPI(_ exchange: HTTPExchange, _ host: RoomHost, _ rest: [String], waited: Bool = false) -> HTTPAnswer {
+        if cluster != nil, presetBooks[host.room.id] == nil, !waited {
+            // In a cluster, the first use of a room's presets on this node waits for their read from Redis.
+            var now: HTTPAnswer?
+            var deferred = false
+            withPresetBook(host.room.id) { [weak self] _ in
+                guard let self else { return }
+                let answer = self.presetsAPI(exchange, host, rest, waited: true)
+                if !deferred { now = answer; return }
+                if case .deferred = answer { return }
+                self.completeDeferred(exchange, answer)
+            }
+            deferred = true
+            return now ?? .deferred
+        }
         guard !rest.isEmpty else {
             guard exchange.method == .get else { return presetMethodNotAllowed("GET") }
             guard let book = presetBook(host.room.id) else { return presetAnswer(.unreadable) }
@@ -205,12 +259,18 @@ extension Server {
                         || (try? JSONParser.parse(exchange.body))?.objectValue != nil else {
                     return .json(400, problem("bad_message", "the body must be empty or a JSON object ({}): a preset holds the room's current values"))
                 }
-                let by = exchange.claims.map { $0.name ?? $0.subject } ?? "api"
+                let by = presetAuthor(exchange)
+                if let cluster {
+                    return inCluster(.save(name: name), host, by: by, exchange, cluster)
+                }
                 switch savePreset(name, in: host, client: "api", by: by) {
                 case let .success((preset, created)): return .json(created ? 201 : 200, PresetMessages.preset(preset))
                 case let .failure(refusal): return presetAnswer(refusal)
                 }
             case .delete:
+                if let cluster {
+                    return inCluster(.delete(name: name), host, by: "api", exchange, cluster)
+                }
                 switch deletePreset(name, in: host) {
                 case .success: return .body(status: 204, contentType: "application/json", bytes: [])
                 case let .failure(refusal): return presetAnswer(refusal)
@@ -231,6 +291,9 @@ extension Server {
             switch PresetName.clean(text, field: "to") {
             case let .failure(why): return .json(400, problem("bad_value", why.message))
             case let .success(to):
+                if let cluster {
+                    return inCluster(.rename(name: name, to: to), host, by: "api", exchange, cluster)
+                }
                 switch renamePreset(name, to: to, in: host) {
                 case let .success(preset): return .json(200, PresetMessages.preset(preset))
                 case let .failure(refusal): return presetAnswer(refusal)
@@ -244,6 +307,36 @@ extension Server {
         default:
             return .json(404, problem("not_found", "no such API endpoint"))
         }
+    }
+
+    /// Who an HTTP save is shown as: the token's `name`, cleaned as display
+    /// names are (`DisplayName.clean`), or "api"; never its `sub`, which may
+    /// be an e-mail address that everyone in the room would see.
+    func presetAuthor(_ exchange: HTTPExchange) -> String {
+        guard let name = exchange.claims?.name, name.unicodeScalars.contains(where: { scalar in
+            !scalar.properties.isWhitespace && ![.control, .format].contains(scalar.properties.generalCategory)
+        }) else { return "api" }
+        return DisplayName.clean(name)
+    }
+
+    /// A save, rename or delete over HTTP in a cluster: answered once Redis has.
+    private func inCluster(_ request: PresetRequest, _ host: RoomHost, by: String, _ exchange: HTTPExchange, _ cluster: Cluster) -> HTTPAnswer {
+        // A refusal by this node's own checks comes at once: answered now, not deferred.
+        var now: HTTPAnswer?
+        var deferred = false
+        changePresetInCluster(request, in: host, client: "api", by: by, cluster: cluster) { [weak self] result in
+            guard let self else { return }
+            let answer: HTTPAnswer
+            switch result {
+            case let .success(.saved(preset, created)): answer = .json(created ? 201 : 200, PresetMessages.preset(preset))
+            case let .success(.renamed(preset)): answer = .json(200, PresetMessages.preset(preset))
+            case .success(.deleted): answer = .body(status: 204, contentType: "application/json", bytes: [])
+            case let .failure(refusal): answer = self.presetAnswer(refusal)
+            }
+            if deferred { self.completeDeferred(exchange, answer) } else { now = answer }
+        }
+        deferred = true
+        return now ?? .deferred
     }
 
     /// `POST …/presets/{name}/recall`: the batch, committed as client `api`

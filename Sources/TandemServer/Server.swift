@@ -55,6 +55,8 @@ public final class Server {
     var retiredRevisions: [String: Int] = [:]
     /// Each room's presets, by room id, loaded on first use (Server+Presets.swift).
     var presetBooks: [String: PresetBook] = [:]
+    /// When each room's list was last sent, the lists waiting, the reads under way (PresetFeed.swift).
+    var presetFeed = PresetFeed()
     /// When the commit log was last pruned (`--history-keep`).
     private var lastPrune = Moment.zero
     private var nextSession: UInt64 = 1
@@ -411,6 +413,7 @@ public final class Server {
         tandem_timer_schedule(timer, Self.tick)
         clusterTick(at: now)
         oscHousekeeping(at: now)
+        flushPresetLists(at: now)
         for host in rooms.values where host.room.mode == .standalone && (host.room.nextLapse.map({ $0 <= now }) ?? false) {
             dispatch(host.room.expire(at: now), in: host, arrival: now)
         }

@@ -15,7 +15,7 @@ public struct Preset: Sendable, Hashable {
         }
     }
 
-    /// Unique per room, case-sensitive, already cleaned (`PresetName.clean`).
+    /// Unique per room, case-sensitive, already cleaned (`PresetName.clean`: NFC, no bidi controls).
     public var name: String
     /// The states, in the room's control order at the time of saving.
     public var entries: [Entry]
@@ -49,20 +49,38 @@ public struct Preset: Sendable, Hashable {
     }
 }
 
-/// Preset names: 1–60 characters after trimming, no control characters and
-/// no `/`, unique per room and case-sensitive ("Warm" and "warm" are two presets).
+/// Preset names: 1–60 characters and at most 240 bytes of UTF-8 after
+/// cleaning (`ShownText.clean`: NFC, no bidi controls) and trimming, no
+/// control characters and no `/`, unique per room and case-sensitive
+/// ("Warm" and "warm" are two presets; "é" and "e" + U+0301 are one).
 public enum PresetName {
     /// The longest name, in characters (grapheme clusters: an emoji is one).
     public static let maxLength = 60
+    /// The longest name, in UTF-8 bytes: four a character (`ShownText.byteCap`),
+    /// so that 60 characters of stacked combining marks (kilobytes) are refused.
+    public static let maxBytes = ShownText.byteCap(characters: maxLength)
     /// The most presets a room keeps.
     public static let maxPerRoom = 100
+    /// The most bytes a room's `presets` list may take on the wire (1 MiB):
+    /// a save that would make it longer is refused (docs/presets.md).
+    public static let maxListBytes = 1 << 20
 
-    /// The name with leading and trailing whitespace trimmed, or why it is
-    /// not a name (a sentence naming `field`, for a `bad_value`).
+    /// The name cleaned (NFC, bidi controls removed) with leading and
+    /// trailing whitespace trimmed, or why it is not a name (a sentence
+    /// naming `field`, for a `bad_value`). Two spellings of one name clean
+    /// to the same bytes: the one key in storage, the one entry under the cap.
     public static func clean(_ raw: String, field: String = "name") -> Result<String, PresetNameProblem> {
-        let trimmed = raw.trimmingWhitespace()
+        // The byte cap first, on what arrived, so that no long text is normalised for nothing
+        // (NFC can grow a text at most threefold; a name within the cap comes from at most 16 times it).
+        guard raw.utf8.count <= 16 * maxBytes else {
+            return .failure(PresetNameProblem(message: "\(field) must be at most \(maxBytes) bytes of UTF-8 (it has \(raw.utf8.count))"))
+        }
+        let trimmed = ShownText.clean(raw).trimmingWhitespace()
         guard !trimmed.isEmpty else {
             return .failure(PresetNameProblem(message: "\(field) must not be empty"))
+        }
+        guard trimmed.utf8.count <= maxBytes else {
+            return .failure(PresetNameProblem(message: "\(field) must be at most \(maxBytes) bytes of UTF-8 (it has \(trimmed.utf8.count))"))
         }
         guard trimmed.count <= maxLength else {
             return .failure(PresetNameProblem(message: "\(field) must be at most \(maxLength) characters (it has \(trimmed.count))"))
@@ -80,6 +98,12 @@ public enum PresetName {
             return .failure(PresetNameProblem(message: "\(field) must not be . or .. (a preset is named in URL paths)"))
         }
         return .success(trimmed)
+    }
+
+    /// A stored name as this version keys it: cleaned and trimmed, or `nil`
+    /// when it is no longer a name at all (a row written by an older version).
+    public static func canonical(_ stored: String) -> String? {
+        try? clean(stored).get()
     }
 }
 

@@ -6,8 +6,8 @@ import TandemWire
 /// A room's presets in the server's memory: the rules of names and of the per-room limit.
 @Suite("Preset book")
 struct PresetBookTests {
-    static func preset(_ name: String, gain: Double = 0.5) -> Preset {
-        Preset(name: name, entries: [.init(control: "gain", state: .slider(value: gain))], client: "c1", by: "Ann", time: 1)
+    static func preset(_ name: String, gain: Double = 0.5, time: Int64 = 1) -> Preset {
+        Preset(name: name, entries: [.init(control: "gain", state: .slider(value: gain))], client: "c1", by: "Ann", time: time)
     }
 
     @Test("the list is sorted by name; saving a taken name replaces that preset")
@@ -46,12 +46,80 @@ struct PresetBookTests {
     @Test("the encoded presets frame follows every change")
     func frameFollows() {
         var book = PresetBook([Self.preset("Warm")])
-        #expect(book.frame == PresetMessages.frame([Self.preset("Warm")]))
+        #expect(book.frame() == PresetMessages.frame([Self.preset("Warm")]))
         book.save(Self.preset("Cold"))
         book.rename("Warm", to: "Hot")
-        #expect(book.frame == PresetMessages.frame(book.sorted))
+        #expect(book.frame() == PresetMessages.frame(book.sorted))
         book.delete("Cold")
         book.delete("Hot")
-        #expect(String(decoding: book.frame, as: UTF8.self) == #"{"type":"presets","presets":[]}"#)
+        #expect(String(decoding: book.frame(), as: UTF8.self) == #"{"type":"presets","presets":[]}"#)
+    }
+
+    @Test("stored spellings of one name load as one preset, the newest winning; the others are strays to delete")
+    func spellingsCollapse() {
+        let nfc = "Caf\u{E9}", nfd = "Cafe\u{301}", bidi = "Caf\u{E9}\u{202E}"
+        var book = PresetBook([Self.preset(nfc, gain: 0.1, time: 5), Self.preset(nfd, gain: 0.2, time: 9),
+                               Self.preset(bidi, gain: 0.3, time: 7), Self.preset("Cold", time: 1), Self.preset("a/b", time: 1)])
+        #expect(book.count == 2)
+        #expect(book.preset(named: nfc)?.states["gain"] == .slider(value: 0.2), "the newest spelling wins")
+        #expect(book.preset(named: nfc).map { Array($0.name.utf8) } == Array(nfc.utf8), "keyed by the cleaned bytes")
+        // The winner was stored as NFD: stored again under the NFC name; the bidi spelling and the non-name go.
+        #expect(book.rekeyed.map { Array($0.stored.utf8) } == [Array(nfd.utf8)])
+        #expect(Set(book.strays.map { Array($0.utf8) }) == [Array(bidi.utf8), Array("a/b".utf8)])
+        #expect(!book.strays.contains { $0.utf8.elementsEqual(nfc.utf8) }, "the NFC row is overwritten by the winner, not deleted")
+        book.tidied()
+        #expect(book.strays.isEmpty && book.rekeyed.isEmpty)
+    }
+
+    @Test("a book of clean names has nothing to tidy")
+    func nothingToTidy() {
+        let book = PresetBook([Self.preset("Warm"), Self.preset("Cold")])
+        #expect(book.strays.isEmpty && book.rekeyed.isEmpty)
+    }
+
+    @Test("the list's size is capped: a save that would pass it is refused as a conflict")
+    func sizeCap() {
+        var book = PresetBook()
+        let entries = (0..<400).map { Preset.Entry(control: "control-\($0)", state: .slider(value: 0.123456789)) }
+        var k = 0
+        while book.refusalToSave(Preset(name: "p\(k)", entries: entries, client: "c1", by: "Ann", time: 1)) == nil, k < PresetName.maxPerRoom {
+            book.save(Preset(name: "p\(k)", entries: entries, client: "c1", by: "Ann", time: 1))
+            k += 1
+        }
+        #expect(k < PresetName.maxPerRoom, "large presets reach the byte cap before the count cap")
+        #expect(book.bytes <= PresetName.maxListBytes)
+        #expect(book.frame().count <= PresetName.maxListBytes + 64)
+        let refusal = book.refusalToSave(Preset(name: "more", entries: entries, client: "c1", by: "Ann", time: 1))
+        #expect(refusal?.conflict == true && refusal?.message.contains("KiB") == true)
+        #expect(book.refusalToSave(Preset(name: "p0", entries: entries, client: "c1", by: "Ann", time: 1)) == nil, "replacing one keeps the size")
+    }
+
+    @Test("deltas are absolute: applying a run again over a book that has it changes nothing")
+    func deltasReplay() {
+        var book = PresetBook([Self.preset("A", gain: 0.1)])
+        let run: [PresetChangeNote] = [.saved(Self.preset("B", gain: 0.2)), .moved(from: "A", Self.preset("C", gain: 0.1)),
+                                       .saved(Self.preset("A", gain: 0.3)), .deleted("B")]
+        for note in run { book.apply(note) }
+        let once = book.sorted
+        #expect(once.map(\.name) == ["A", "C"])
+        for note in run { book.apply(note) }
+        #expect(book.sorted == once)
+    }
+}
+
+/// How often a room's list goes out: at once after a quiet interval, else once when it has passed.
+@Suite("Preset feed")
+struct PresetFeedTests {
+    @Test("a burst of changes is one list now and one when the interval has passed")
+    func coalesces() {
+        var feed = PresetFeed()
+        let start = Moment.seconds(100)
+        #expect(feed.changed("demo", at: start))
+        for k in 1...50 { #expect(!feed.changed("demo", at: start.adding(seconds: Double(k) * 0.001))) }
+        #expect(feed.due(at: start.adding(seconds: 0.1)).isEmpty)
+        #expect(feed.due(at: start.adding(seconds: PresetFeed.interval)) == ["demo"])
+        #expect(feed.due(at: start.adding(seconds: 1)).isEmpty, "nothing waits once it went")
+        #expect(feed.changed("demo", at: start.adding(seconds: 1)), "quiet since: at once")
+        #expect(feed.changed("other", at: start.adding(seconds: 1)), "rooms are apart")
     }
 }

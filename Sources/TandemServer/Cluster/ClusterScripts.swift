@@ -91,3 +91,62 @@ enum ClusterScripts {
         return {1, ''}
         """)
 }
+
+// MARK: presets
+
+/// The scripts through which a node changes a room's presets (docs/presets.md,
+/// "In a cluster"): the check (the per-room limit, a name taken or missing),
+/// the write and the delta every node applies happen in one step, so that
+/// saves from any number of nodes cannot pass the limit together, and the
+/// deltas go out in the order the hash changed.
+extension ClusterScripts {
+    /// KEYS: presets. ARGV: name, stored value, most presets, channel, delta.
+    /// Returns 1 (a new name), 2 (replaced) or 0 (the room is full; nothing written).
+    static let savePreset = RedisScript("""
+        local exists = redis.call('HEXISTS', KEYS[1], ARGV[1])
+        if exists == 0 and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+        redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+        redis.call('PUBLISH', ARGV[4], ARGV[5])
+        if exists == 1 then return 2 end
+        return 1
+        """)
+
+    /// KEYS: presets. ARGV: name, new name, channel, the delta's start (the value moved is appended).
+    /// Returns 1 (renamed, or the same name), 0 (no such preset) or -1 (the new name is taken).
+    static let renamePreset = RedisScript("""
+        local value = redis.call('HGET', KEYS[1], ARGV[1])
+        if not value then return 0 end
+        if ARGV[1] == ARGV[2] then return 1 end
+        if redis.call('HEXISTS', KEYS[1], ARGV[2]) == 1 then return -1 end
+        redis.call('HDEL', KEYS[1], ARGV[1])
+        redis.call('HSET', KEYS[1], ARGV[2], value)
+        redis.call('PUBLISH', ARGV[3], ARGV[4] .. value)
+        return 1
+        """)
+
+    /// KEYS: presets. ARGV: name, channel, delta. Returns 1 (deleted) or 0 (no such preset).
+    static let deletePreset = RedisScript("""
+        if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
+        redis.call('PUBLISH', ARGV[2], ARGV[3])
+        return 1
+        """)
+}
+
+extension ClusterScripts {
+    /// KEYS: presets. ARGV: a stored name that is not its cleaned name, the cleaned name.
+    /// Moves the row under the cleaned name unless a newer preset is there already
+    /// (a row written before names were cleaned; docs/presets.md). Returns 1 when there was a row.
+    static let rekeyPreset = RedisScript("""
+        local value = redis.call('HGET', KEYS[1], ARGV[1])
+        if not value then return 0 end
+        redis.call('HDEL', KEYS[1], ARGV[1])
+        local held = redis.call('HGET', KEYS[1], ARGV[2])
+        local function time(v)
+          local ok, decoded = pcall(cjson.decode, v)
+          if ok and type(decoded) == 'table' and type(decoded.time) == 'number' then return decoded.time end
+          return 0
+        end
+        if not held or time(held) < time(value) then redis.call('HSET', KEYS[1], ARGV[2], value) end
+        return 1
+        """)
+}
