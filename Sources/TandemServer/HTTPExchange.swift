@@ -39,6 +39,8 @@ final class HTTPExchange {
     var token: String?
     /// The claims of that token once checked (`Server.authorizeAPI`).
     var claims: Claims?
+    /// A `POST /api/rooms` body once read (`Server.roomBody`): authorised and applied from this one reading.
+    var roomBody: Result<RoomBody, RoomBodyRefusal>?
     /// The answer's body, written on the next HTTP writable callback.
     var response: [UInt8]?
     /// A deferred answer: its connection, and the answer once known (written

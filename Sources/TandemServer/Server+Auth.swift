@@ -99,25 +99,41 @@ extension Server {
             return .json(403, problem("forbidden", "the cluster's state needs the admin role"))
         }
         guard parts.first == "rooms" else { return nil }
-        // The room the request is about: in the path, or for a create, in the body.
-        let room: String? = parts.count >= 2 ? parts[1]
-            : exchange.method == .post ? (try? JSONParser.parse(exchange.body))?["id"]?.stringValue : nil
-        if let room, !claims.covers(room: room) {
-            noteAuthFailure("room", "http \(exchange.method.name) \(exchange.path) sub=\(claims.subject): token does not cover room '\(room)'", at: now)
-            return .json(403, problem("forbidden", "token does not cover room '\(room)'"))
-        }
         let needed: Role = switch (exchange.method, parts.count) {
         case (.post, 1), (.delete, 2): .admin
         case (.put, _), (.post, _), (.delete, _): .editor
         default: .viewer
         }
-        guard claims.role.includes(needed) else {
-            noteAuthFailure("role", "http \(exchange.method.name) \(exchange.path) sub=\(claims.subject): role \(claims.role.rawValue)", at: now)
-            let what = needed == .admin ? "creating, replacing and deleting rooms needs the admin role"
-                : "a \(claims.role.rawValue) may not change controls"
-            return .json(403, problem("forbidden", what))
+        // The room the request is about: in the path; for a create, the room
+        // its body will create, read by the one reader `postRoom` applies (a
+        // first parse of `"id"` disagreed with it: issue 22).
+        let room: String?
+        if parts.count >= 2 {
+            room = parts[1]
+        } else if exchange.method == .post {
+            // The role first: a viewer's body is never read.
+            if let refusal = roleRefusal(claims, needed, exchange, at: now) { return refusal }
+            switch roomBody(exchange) {
+            case let .success(body): room = body.room
+            case let .failure(refusal): return refusal.answer // nothing is applied: the same 400 as without auth
+            }
+        } else {
+            room = nil
         }
-        return nil
+        if let room, !claims.covers(room: room) {
+            noteAuthFailure("room", "http \(exchange.method.name) \(exchange.path) sub=\(claims.subject): token does not cover room '\(room)'", at: now)
+            return .json(403, problem("forbidden", "token does not cover room '\(room)'"))
+        }
+        return roleRefusal(claims, needed, exchange, at: now)
+    }
+
+    /// The 403 for a token whose role is below `needed`, or `nil`.
+    private func roleRefusal(_ claims: Claims, _ needed: Role, _ exchange: HTTPExchange, at now: Moment) -> HTTPAnswer? {
+        guard !claims.role.includes(needed) else { return nil }
+        noteAuthFailure("role", "http \(exchange.method.name) \(exchange.path) sub=\(claims.subject): role \(claims.role.rawValue)", at: now)
+        let what = needed == .admin ? "creating, replacing and deleting rooms needs the admin role"
+            : "a \(claims.role.rawValue) may not change controls"
+        return .json(403, problem("forbidden", what))
     }
 
     /// The 401 for an API request whose token does not verify, or `nil` with

@@ -190,7 +190,7 @@ extension Server {
         if let refusal = adminRefusal(exchange, parts) { return refusal }
         if let cluster, let answer = clusterRoomsAPI(exchange, parts, cluster: cluster) { return answer }
         if parts.count == 1 {
-            if exchange.method == .post { return postRoom(body: exchange.body) }
+            if exchange.method == .post { return postRoom(exchange) }
             guard exchange.method == .get else { return methodNotAllowed("GET, POST") }
             return roomList(exchange) // Server+Lobby.swift
         }

@@ -11,10 +11,10 @@ extension Server {
     /// an existing room's schema (its clients closed with 1012), or 200 with
     /// `"unchanged":true` when the schema equals the current one (nothing done,
     /// nobody closed); 400 on a bad schema; 409 `too_many_rooms` past `--max-rooms`.
-    func postRoom(body: [UInt8]) -> HTTPAnswer {
+    func postRoom(_ exchange: HTTPExchange) -> HTTPAnswer {
         let schema: RoomSchema
-        switch decodeRoomBody(body) {
-        case let .success(decoded): schema = decoded
+        switch roomBody(exchange) {
+        case let .success(decoded): schema = decoded.schema
         case let .failure(refusal): return refusal.answer
         }
         let old = rooms[schema.id]
@@ -130,10 +130,19 @@ struct RoomBodyRefusal: Error {
 }
 
 extension Server {
-    /// The schema a `POST /api/rooms` body describes, validated; or its 400 answer.
-    func decodeRoomBody(_ body: [UInt8]) -> Result<RoomSchema, RoomBodyRefusal> {
+    /// The schema a `POST /api/rooms` body describes, validated; or its 400
+    /// answer. Read once per request and kept on the exchange, so the room
+    /// `authorizeAPI` checks is the room `postRoom` applies (`RoomBody`).
+    func roomBody(_ exchange: HTTPExchange) -> Result<RoomBody, RoomBodyRefusal> {
+        if let decoded = exchange.roomBody { return decoded }
+        let decoded = decodeRoomBody(exchange.body)
+        exchange.roomBody = decoded
+        return decoded
+    }
+
+    private func decodeRoomBody(_ body: [UInt8]) -> Result<RoomBody, RoomBodyRefusal> {
         do {
-            return .success(try RoomSchema(validating: SchemaDecoder.room(body)))
+            return .success(try RoomBody(body))
         } catch {
             return .failure(RoomBodyRefusal(answer: .json(400, JSON.object([
                 JSONMember("code", .string("bad_schema")),

@@ -3,6 +3,13 @@ import TandemWire
 
 // Arbitrary bytes as a room file or an admin API body. Properties:
 // - the bytes become a valid `RoomSchema` or a `SchemaError`, never a crash;
+// - the room `POST /api/rooms` authorises (`RoomBody.room`) is the room it
+//   applies, and both are the room the documented rule names, read here from
+//   the bare JSON: after a byte order mark, the last non-null "id", else the
+//   last non-null "room" (issue 22: a scoped admin left its rooms when a
+//   first parse and the decoder disagreed);
+// - every shown text of the schema is clean (NFC, no bidi controls) and
+//   within its caps in characters and in bytes;
 // - a valid schema builds a `Room` whose initial states (committed and
 //   displayed) keep every invariant, at revision 0;
 // - the room's snapshot (what `GET /api/rooms/{room}` answers) is valid JSON
@@ -15,12 +22,16 @@ public func schemaDecoderFuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     let schema: RoomSchema
     do {
-        schema = try RoomSchema(validating: try SchemaDecoder.room(bytes))
+        let body = try RoomBody(bytes)
+        require(body.room == body.schema.id, "authorised \(body.room), applies \(body.schema.id)")
+        require(body.room == documentedRoom(bytes), "authorised \(body.room), the rule names \(documentedRoom(bytes) ?? "none")")
+        schema = body.schema
     } catch {
         require(!error.description.isEmpty && !error.problem.explanation.isEmpty, "a schema error that says nothing: \(error)")
         return 0
     }
     requireWellFormed(schema)
+    requireCleanText(schema)
     var room = Room(schema: schema)
     require(room.revision == 0, "a new room at revision \(room.revision)")
     for (i, control) in schema.controls.enumerated() {
@@ -116,5 +127,35 @@ private func pushEveryThumb(_ room: inout Room) {
             _ = send(.undo)
             _ = send(.redo)
         }
+    }
+}
+
+/// The room a body names by the decoder's documented rule, read from the bare
+/// JSON without SchemaDecoder: a byte order mark skipped, the last "id" that is
+/// not null, else the last "room" that is not null.
+private func documentedRoom(_ bytes: [UInt8]) -> String? {
+    let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+    guard case let .object(members)? = try? JSONParser.parse(body) else { return nil }
+    func last(_ key: String) -> String? {
+        for member in members.reversed() where member.key == key && member.value != .null {
+            if case let .string(s) = member.value { return s }
+            return nil
+        }
+        return nil
+    }
+    return last("id") ?? last("room")
+}
+
+private func requireCleanText(_ schema: RoomSchema) {
+    func clean(_ text: String, _ cap: Int, _ what: String) {
+        require(ShownText.clean(text) == text && Array(ShownText.clean(text).utf8) == Array(text.utf8), "\(what) not clean: \(Array(text.unicodeScalars))")
+        require(text.utf8.count <= ShownText.byteCap(characters: cap), "\(what) has \(text.utf8.count) bytes, over \(ShownText.byteCap(characters: cap))")
+    }
+    let caps = SchemaCaps.standard
+    if schema.title != schema.id { clean(schema.title, caps.title, "title") }
+    for control in schema.controls {
+        if control.label != control.id { clean(control.label, caps.label, "label of \(control.id)") }
+        if let group = control.group { clean(group, caps.group, "group of \(control.id)") }
+        if let description = control.description { clean(description, caps.description, "description of \(control.id)") }
     }
 }
