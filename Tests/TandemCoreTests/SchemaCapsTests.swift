@@ -34,7 +34,7 @@ struct SchemaCapsTests {
         #expect(error(RoomDefinition(id: "r", title: String(long.dropLast()), controls: [slider("a")])) == nil)
         let label = error(RoomDefinition(id: "r", controls: [slider("a"), slider("knob", label: long)]))
         #expect(label == SchemaError(control: "knob", field: "label", problem: .tooLong(120)))
-        #expect(label?.description == "control 'knob', field 'label': must be at most 120 characters")
+        #expect(label?.description == "control 'knob', field 'label': must be at most 120 characters and 960 bytes")
         #expect(error(RoomDefinition(id: "r", controls: [slider("knob", label: String(repeating: "👍🏽", count: 120))])) == nil)
     }
 

@@ -16,7 +16,7 @@ struct ControlValidator {
         guard let id = raw.id else { throw fail("id", .missing) }
         guard RoomSchema.isValidID(id) else { throw fail("id", .badID) }
         guard let type = raw.type else { throw fail("type", .missing) }
-        if let label = raw.label, label.count > caps.label { throw fail("label", .tooLong(caps.label)) }
+        if let label = raw.label, !SchemaCaps.fits(label, caps.label) { throw fail("label", .tooLong(caps.label)) }
         try text(raw.group, "group", cap: caps.group)
         try text(raw.description, "description", cap: caps.description)
         let commit: CommitMode
@@ -111,7 +111,7 @@ struct ControlValidator {
         guard let values = raw.values else { throw fail("values", .missing) }
         guard !values.isEmpty else { throw fail("values", .empty) }
         guard values.count <= caps.snapValues else { throw fail("values", .tooMany(caps.snapValues)) }
-        if let unit = raw.unit, unit.count > caps.unit { throw fail("unit", .tooLong(caps.unit)) }
+        if let unit = raw.unit, !SchemaCaps.fits(unit, caps.unit) { throw fail("unit", .tooLong(caps.unit)) }
         for (i, v) in values.enumerated() {
             guard v.isFinite else { throw fail("values", .notFinite) }
             if i > 0, !(v > values[i - 1]) { throw fail("values", .notAscending(at: i)) }
@@ -284,16 +284,16 @@ struct ControlValidator {
         return (min, max)
     }
 
-    /// An optional text field: when present, 1 to `cap` characters.
+    /// An optional text field: when present, 1 to `cap` characters and at most eight bytes a character.
     private func text(_ value: String?, _ field: String, cap: Int) throws(SchemaError) {
         guard let value else { return }
         guard !value.isEmpty else { throw fail(field, .emptyText) }
-        guard value.count <= cap else { throw fail(field, .tooLong(cap)) }
+        guard SchemaCaps.fits(value, cap) else { throw fail(field, .tooLong(cap)) }
     }
 
     /// An optional unit: at most `caps.unit` characters (empty is no unit).
     private func unit(_ value: String?, _ field: String) throws(SchemaError) {
-        if let value, value.count > caps.unit { throw fail(field, .tooLong(caps.unit)) }
+        if let value, !SchemaCaps.fits(value, caps.unit) { throw fail(field, .tooLong(caps.unit)) }
     }
 
     /// Refuses state fields of another kind (`{"value": 1}` on a toggle), for

@@ -8,8 +8,10 @@ public struct RoomSchema: Sendable, Hashable {
     public let controls: [Control]
 
     /// A room from a definition, or the first thing wrong with it (`caps`
-    /// included: too many controls, a title or label too long).
-    public init(validating definition: RoomDefinition, caps: SchemaCaps = .standard) throws(SchemaError) {
+    /// included: too many controls, a title or label too long in characters
+    /// or in bytes). Shown texts are cleaned first (`ShownText.clean`).
+    public init(validating raw: RoomDefinition, caps: SchemaCaps = .standard) throws(SchemaError) {
+        let definition = raw.cleaned()
         guard let id = definition.id else { throw SchemaError(control: nil, field: "id", problem: .missing) }
         guard Self.isValidID(id) else { throw SchemaError(control: nil, field: "id", problem: .badID) }
         guard let definitions = definition.controls else {
@@ -19,7 +21,7 @@ public struct RoomSchema: Sendable, Hashable {
         guard definitions.count <= caps.controls else {
             throw SchemaError(control: nil, field: "controls", problem: .tooMany(caps.controls))
         }
-        if let title = definition.title, title.count > caps.title {
+        if let title = definition.title, !SchemaCaps.fits(title, caps.title) {
             throw SchemaError(control: nil, field: "title", problem: .tooLong(caps.title))
         }
         var seen = Set<String>()

@@ -56,7 +56,7 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
         case unknownField
         /// A list holds more than the cap (`SchemaCaps`).
         case tooMany(Int)
-        /// A text is longer than the cap, in characters (`SchemaCaps`).
+        /// A text is longer than the cap: in characters, or in bytes (eight a character; `SchemaCaps`).
         case tooLong(Int)
         /// A text that must hold something is empty.
         case emptyText
@@ -89,7 +89,7 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
             case let .wrongType(expected): "must be \(expected)"
             case .unknownField: "is not a field of a room or control"
             case let .tooMany(cap): "must hold at most \(cap) items"
-            case let .tooLong(cap): "must be at most \(cap) characters"
+            case let .tooLong(cap): "must be at most \(cap) characters and \(ShownText.byteCap(characters: cap)) bytes"
             case .emptyText: "must not be empty"
             case let .outOfRange(range): "must be a whole number from \(range.lowerBound) to \(range.upperBound)"
             case let .countMismatch(expected): "must hold \(expected) items, one per value"

@@ -33,10 +33,11 @@ public enum ShownText {
         text.utf8.count <= bytes && text.count <= characters
     }
 
-    /// The byte cap that goes with a cap of `characters`: four bytes a
-    /// character (any scalar, or a letter with an accent or two), saturating.
+    /// The byte cap that goes with a cap of `characters`: eight bytes a
+    /// character (an emoji with a skin tone, a letter with two accents),
+    /// saturating.
     public static func byteCap(characters: Int) -> Int {
-        let (product, overflow) = characters.multipliedReportingOverflow(by: 4)
+        let (product, overflow) = characters.multipliedReportingOverflow(by: 8)
         return overflow ? .max : product
     }
 
