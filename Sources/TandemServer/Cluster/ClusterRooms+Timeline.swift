@@ -34,18 +34,11 @@ extension ClusterRooms: TimelineSource {
         let base = snapshot?.revision ?? 0
         var states = snapshot?.states ?? [:]
         let cap = Self.replayCap(controls: states.count)
+        // Every revision logs at least one entry: a gap of more revisions than the cap is known without reading it.
+        guard revision - base <= cap else { return try beyondCap(room, revision, last, operation) }
         // The entries after the base up to R, and R's first row for who and when.
         let entries = try logEntries(room, from: base == revision ? revision : base + 1, to: revision, count: cap + 1, operation)
-        guard entries.count <= cap else {
-            if revision == last, let current = try load(room), current.stored.revision == revision {
-                // The newest revision is the room's committed states.
-                var moment = TimelineMoment(revision: revision, states: [:])
-                for (k, control) in current.stored.schema.controls.enumerated() { moment.states[control.id] = current.stored.committed[k] }
-                moment.logRowsRead = cap + 1
-                return .found(moment)
-            }
-            return .pruned(first: try firstReadable(room, operation))
-        }
+        guard entries.count <= cap else { return try beyondCap(room, revision, last, operation) }
         var moment = TimelineMoment(revision: revision, states: [:])
         for commit in entries {
             if commit.revision > base { states[commit.control] = commit.state }
@@ -78,6 +71,18 @@ extension ClusterRooms: TimelineSource {
         var summary = TimelineSummary(first: first, last: last, revisions: revisions, marks: found)
         summary.logRowsRead = read
         return summary
+    }
+
+    /// A revision further from its snapshot than the cap (a log written
+    /// before snapshots): the newest is the room's committed states, any
+    /// other is refused as pruned rather than scanned.
+    private func beyondCap(_ room: String, _ revision: Int, _ last: Int, _ operation: String) throws -> TimelineRead {
+        if revision == last, let current = try load(room), current.stored.revision == revision {
+            var moment = TimelineMoment(revision: revision, states: [:])
+            for (k, control) in current.stored.schema.controls.enumerated() { moment.states[control.id] = current.stored.committed[k] }
+            return .found(moment)
+        }
+        return .pruned(first: try firstReadable(room, operation))
     }
 
     /// The oldest revision a read can show: 0 when the snapshots cover the log
