@@ -29,6 +29,17 @@ extension Server {
         loadPresets(id, cluster: cluster)
     }
 
+    /// Reads the presets of every room this node owns or has members of, so
+    /// that a recall the owner applies, or a member's list, does not wait
+    /// for them; a read that failed is tried again after `PresetFeed.retry`.
+    func preloadPresets(_ cluster: Cluster, at now: Moment) {
+        guard cluster.up else { return }
+        for replica in cluster.replicas.values where presetBooks[replica.id] == nil && presetFeed.loads[replica.id] == nil {
+            guard replica.owned || !(rooms[replica.id]?.members.isEmpty ?? true), presetFeed.mayRetry(replica.id, at: now) else { continue }
+            loadPresets(replica.id, cluster: cluster)
+        }
+    }
+
     /// Starts reading room `id`'s presets from Redis, unless that is under way.
     func loadPresets(_ id: String, cluster: Cluster) {
         if presetFeed.loads[id] == nil { presetFeed.loads[id] = PresetFeed.Load() }
@@ -46,6 +57,7 @@ extension Server {
             book = PresetBook(try ClusterPresets.decode(reply, room: id))
         } catch {
             throttled("presets-unreadable", .error, "presets of room \(id): \(error.description)")
+            presetFeed.failed(id, at: Clock.now())
         }
         if var loaded = book {
             for note in load.heard { loaded.apply(note) }

@@ -84,6 +84,7 @@ extension Server {
 
     /// Every 250 ms (housekeeping): the lists that waited.
     func flushPresetLists(at now: Moment) {
+        if let cluster { preloadPresets(cluster, at: now) }
         guard !presetFeed.dirty.isEmpty else { return }
         for id in presetFeed.due(at: now) {
             if let host = rooms[id] { sendPresetList(host) }
@@ -96,6 +97,7 @@ extension Server {
     func sendPresetList(_ host: RoomHost) {
         guard let frame = presetsFrame(host.room.id) else { return }
         let now = Clock.now()
+        presetFeed.sent(host.room.id, at: now, bytes: frame.count)
         // In a cluster a member not yet welcomed gets the list with its welcome (`react(to:)`).
         for connection in host.members.values where connection.closing == nil && (cluster == nil || connection.welcomed) {
             connection.presets = frame

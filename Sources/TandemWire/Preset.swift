@@ -49,14 +49,14 @@ public struct Preset: Sendable, Hashable {
     }
 }
 
-/// Preset names: 1–60 characters and at most 240 bytes of UTF-8 after
+/// Preset names: 1–60 characters and at most 480 bytes of UTF-8 after
 /// cleaning (`ShownText.clean`: NFC, no bidi controls) and trimming, no
 /// control characters and no `/`, unique per room and case-sensitive
 /// ("Warm" and "warm" are two presets; "é" and "e" + U+0301 are one).
 public enum PresetName {
     /// The longest name, in characters (grapheme clusters: an emoji is one).
     public static let maxLength = 60
-    /// The longest name, in UTF-8 bytes: four a character (`ShownText.byteCap`),
+    /// The longest name, in UTF-8 bytes: eight a character (`ShownText.byteCap`),
     /// so that 60 characters of stacked combining marks (kilobytes) are refused.
     public static let maxBytes = ShownText.byteCap(characters: maxLength)
     /// The most presets a room keeps.

@@ -122,4 +122,16 @@ struct PresetFeedTests {
         #expect(feed.changed("demo", at: start.adding(seconds: 1)), "quiet since: at once")
         #expect(feed.changed("other", at: start.adding(seconds: 1)), "rooms are apart")
     }
+
+    @Test("a large list holds the next one back longer: at most bytesPerSecond to each member")
+    func largeListsWaitLonger() {
+        var feed = PresetFeed()
+        let start = Moment.seconds(100)
+        #expect(feed.changed("demo", at: start))
+        feed.sent("demo", at: start, bytes: 1 << 20)
+        #expect(!feed.changed("demo", at: start.adding(seconds: 1)))
+        #expect(feed.due(at: start.adding(seconds: 1)).isEmpty)
+        #expect(feed.due(at: start.adding(seconds: 2)) == ["demo"])
+        #expect(PresetFeed.wait(after: 1000) == PresetFeed.interval)
+    }
 }
