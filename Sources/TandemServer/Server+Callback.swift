@@ -7,8 +7,9 @@ extension Server {
                 _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         let session = user?.load(as: UInt64.self) ?? 0
         // A callback between lws' "out of header space" line and the close it
-        // announces means the close did not follow: nothing to answer (headers.c).
-        tandem_header_overflow_clear()
+        // announces means the close did not follow: nothing to answer
+        // (headers.c). The close itself begins with these two.
+        if reason != LWS_CALLBACK_HTTP_DROP_PROTOCOL && reason != LWS_CALLBACK_CLOSED_HTTP { tandem_header_overflow_clear() }
         switch reason {
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
             return confirmUpgrade(wsi) // Server+Handshake.swift

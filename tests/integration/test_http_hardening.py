@@ -316,6 +316,21 @@ def test_headers_over_16_kib_are_431_with_a_json_body(server):
     assert server.metrics()['tandem_http_refused_total{reason="headers_too_large"}'] == 1
 
 
+@pytest.mark.parametrize("loop", ["uv", "poll"])
+def test_headers_over_the_table_on_a_kept_alive_connection_are_431_too(start_server, loop):
+    server = start_server("--event-loop", loop)
+    with socket.create_connection(("127.0.0.1", server.port), timeout=helpers.WAIT) as sock:
+        sock.sendall(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode())
+        assert raw_http.read_answer(sock, time.monotonic(), helpers.WAIT).status == 200
+        sock.sendall(f"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nX-Pad: {'p' * 20_000}\r\n\r\n".encode())
+        answer = raw_http.read_answer(sock, time.monotonic(), helpers.WAIT)
+    assert answer.status == 431, answer
+    assert answer.closed
+    # Too many header lines (lws' fragment table) are the same refusal.
+    many = raw_http.request(server.port, "GET", "/api/rooms", [("Cookie", "a=b")] * 300)
+    assert many.status == 431, many
+
+
 def test_a_6_kb_header_fits(server):
     answer = raw_http.request(server.port, "GET", "/api/rooms", [("X-Padding", "p" * 6_000)])
     assert answer.status == 200, answer
