@@ -82,18 +82,19 @@ const char *tandem_reason_phrase(unsigned int status) {
  * first line of the header block at `start` is rewritten as
  * `HTTP/1.1 CODE Reason`. */
 int tandem_fix_status_line(unsigned char *start, unsigned char **p, unsigned char *end, unsigned int status) {
+    /* An HTTP/1 status line only (never an h2 header block, which has none). */
+    if (*p - start < 5 || memcmp(start, "HTTP/", 5)) return 0;
     unsigned char *eol = start;
     while (eol + 1 < *p && !(eol[0] == '\r' && eol[1] == '\n')) eol++;
     if (eol + 1 >= *p) return 1;
     char line[96];
     int n = snprintf(line, sizeof(line), "HTTP/1.1 %u %s", status, tandem_reason_phrase(status));
     if (n <= 0 || n >= (int)sizeof(line)) return 1;
-    size_t old_len = (size_t)(eol - start), rest = (size_t)(*p - eol);
+    size_t rest = (size_t)(*p - eol);
     if (start + n + rest > end) return 1;
     memmove(start + n, eol, rest);
     memcpy(start, line, (size_t)n);
     *p = start + n + rest;
-    (void)old_len;
     return 0;
 }
 

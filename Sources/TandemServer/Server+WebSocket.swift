@@ -347,7 +347,7 @@ extension Server {
     func noteRateLimited(_ connection: Connection, at now: Moment) {
         if let last = connection.lastRateLimited, now.seconds(since: last) < Self.floodPause, let start = connection.floodStart {
             if now.seconds(since: start) >= 1 {
-                log.warn("closing \(connection.client) with 1008: flooding past the rate limit for a whole second")
+                throttled("flood-close", .warn, "closing \(connection.client) with 1008: flooding past the rate limit for a whole second")
                 close(connection, code: 1008, reason: "rate limit exceeded")
             }
         } else {
