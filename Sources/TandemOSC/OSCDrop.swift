@@ -26,6 +26,12 @@ public struct OSCDrop: Error, Sendable, Hashable {
         case unknownRoom = "unknown_room"
         /// A sender outside loopback and `--osc-allow` (the bridge's).
         case notAllowed = "not_allowed"
+        /// A `/ROOM/dump` past the dump rate of its sender, its room or the bridge (the bridge's).
+        case dumpLimited = "dump_limited"
+        /// A `/ROOM/name` of a new name past its sender's rate of new names (the bridge's).
+        case nameLimited = "name_limited"
+        /// A write under a new name in a room that has its most OSC writers (the bridge's).
+        case tooManyWriters = "too_many_writers"
     }
 
     /// The labels `OSCIn.request` gives; the others are the bridge's (the packet, its sender, the room).

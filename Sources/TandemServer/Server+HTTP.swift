@@ -167,9 +167,13 @@ extension Server {
                                                    following: cluster.replicas.values.filter(\.subscribed).count)
             }
             if let osc { text += osc.metrics.exposition() }
+            if storage != nil { text += retention.exposition() } // Server+Retention.swift
             return .text(200, text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         case (_, "api"):
             if let refusal = authorizeAPI(exchange, Array(parts.dropFirst())) { return refusal }
+            if let refusal = budgetRefusal(exchange, Array(parts.dropFirst())) { return refusal } // HTTPBudget.swift
+            apiCaller = exchange
+            defer { apiCaller = nil }
             return api(exchange, Array(parts.dropFirst()))
         case (.get, _):
             if let file = page(exchange) {
@@ -222,7 +226,11 @@ extension Server {
     func commitAsAPI(_ message: ClientMessage, in host: RoomHost) -> (effects: [Effect], refused: HTTPAnswer?) {
         let now = Clock.now()
         let effects = host.room.apply(message, from: ClientID("api"), at: now)
+        let logged = unwritten.count
         dispatch(effects, in: host, arrival: now)
+        if let name = apiWriterName(apiCaller) { // the history names the token, as it names a WebSocket member
+            for i in logged..<unwritten.count where unwritten[i].client == "api" { unwritten[i].name = name }
+        }
         writeCommits()
         return (effects, effects.rejects.first.map(HTTPAnswer.reject))
     }

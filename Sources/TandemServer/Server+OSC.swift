@@ -181,8 +181,19 @@ extension Server {
         case let .failure(drop):
             oscDrop(drop.label, drop.reason, from: source)
         case .success(.dump):
+            // Each check takes its token only once the one before it passed.
+            guard osc.dumpsBySender.take(source.ip.description, at: now), osc.dumpsByRoom.take(id, at: now),
+                  osc.dumpsInAll.take("", at: now) else {
+                oscDrop(OSCDrop.Label.dumpLimited.rawValue, "more dumps than the bridge answers (docs/osc.md, \"Limits\")", from: source)
+                return
+            }
             sendDump(host)
         case let .success(.name(name)):
+            let known = name == osc.name(of: source, in: id) || osc.writers[id]?[name] != nil
+            guard known || osc.newNames.take(source.ip.description, at: now) else {
+                oscDrop(OSCDrop.Label.nameLimited.rawValue, "more new names than the bridge takes from one address (docs/osc.md, \"Limits\")", from: source)
+                return
+            }
             osc.setName(name, of: source, in: id)
         case let .success(.operation(operation)):
             let name = osc.name(of: source, in: id)
@@ -201,9 +212,10 @@ extension Server {
         if let known = osc.writers[id]?[name], host.room.contains(known.client) {
             writer = known
         } else {
+            guard oscHasRoom(for: name, in: id, osc, from: source) else { return }
             writer = OSCBridge.Writer(client: osc.newClient(named: name, prefix: ""), name: name, lastWrite: now)
             let (_, effects) = host.room.join(writer.client, name: name, role: .editor, at: now)
-            log.info("osc: \(source) writes in room \(id) as \(writer.client) '\(name)'")
+            throttled("osc-writer", .info, "osc: \(source) writes in room \(id) as \(writer.client) '\(name)'")
             dispatch(effects, in: host, arrival: now)
         }
         writer.seq += 1
@@ -219,6 +231,17 @@ extension Server {
         dispatch(effects, in: host, arrival: now)
         // A writer takes no frames: its place in the room's log moves on with the room.
         _ = host.room.nextFrame(for: writer.client)
+    }
+
+    /// Whether a writer named `name` may join `id`: `false` (dropped, counted)
+    /// when the room has `OSCBridge.maxWritersPerRoom` OSC writers already.
+    func oscHasRoom(for name: String, in id: String, _ osc: OSCBridge, from source: SocketAddress) -> Bool {
+        let present = osc.writers[id] ?? [:]
+        guard present[name] == nil, present.count >= OSCBridge.maxWritersPerRoom else { return true }
+        oscDrop(OSCDrop.Label.tooManyWriters.rawValue,
+                "room '\(id)' has \(OSCBridge.maxWritersPerRoom) OSC writers already; '\(name)' may write once one has been quiet \(Int(osc.settings.writerIdle)) s",
+                from: source)
+        return false
     }
 
     /// Counts and logs (rate-limited) a message the bridge did not apply.

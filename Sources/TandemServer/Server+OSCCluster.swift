@@ -19,12 +19,13 @@ extension Server {
             oscDrop("unavailable", "room '\(id)' has no owner this node can reach yet; nothing changed, try again", from: "\(source)")
             return
         }
-        guard let bytes = OSCRequestJSON.encode(seq: (osc.writers[id]?[name]?.seq ?? 0) + 1, operation) else { return }
+        guard let bytes = OSCRequestJSON.encode(seq: (osc.writers[id]?[name]?.seq ?? 0) + 1, operation),
+              oscHasRoom(for: name, in: id, osc, from: source) else { return }
         var writer = osc.writers[id]?[name]
             ?? OSCBridge.Writer(client: osc.newClient(named: name, prefix: cluster.node), name: name, lastWrite: now)
         if !writer.registered {
             writer.registered = true
-            log.info("osc: \(source) writes in room \(id) as \(writer.client) '\(name)'")
+            throttled("osc-writer", .info, "osc: \(source) writes in room \(id) as \(writer.client) '\(name)'")
             relay(.register(node: cluster.node, client: writer.client, name: name, role: .editor, ack: writer.seq),
                   replica, host: host, cluster: cluster, at: now)
         }

@@ -57,8 +57,12 @@ public final class Server {
     var presetBooks: [String: PresetBook] = [:]
     /// When each room's list was last sent, the lists waiting, the reads under way (PresetFeed.swift).
     var presetFeed = PresetFeed()
-    /// When the commit log was last pruned (`--history-keep`).
-    private var lastPrune = Moment.zero
+    /// History retention between its passes (`--history-keep`, Server+Retention.swift).
+    var retention = RetentionPass()
+    /// The rate budget of costly HTTP requests (HTTPBudget.swift).
+    lazy var httpBudget = HTTPBudget(perSecond: config.limits.httpRate, burst: 2 * config.limits.httpRate)
+    /// The API request being routed, while it is (who an HTTP write is in the history).
+    var apiCaller: HTTPExchange?
     private var nextSession: UInt64 = 1
     private var nextClient = 1
     private(set) var context: OpaquePointer?
@@ -313,13 +317,12 @@ public final class Server {
             log.warn("io_uring is not available (\(batchProblem)): frames go out with one send() each")
         }
         logOriginPolicy()
-        if cluster != nil, config.historyKeep != nil {
+        if cluster != nil, config.historyKeep != nil, config.historyKeep != ServerConfig.defaultHistoryKeep {
             log.warn("--history-keep is not applied in cluster mode: Redis' commit log is kept whole (docs/scale-out.md, \"The timeline and history\")")
         }
         log.info("limits: \(limitsLine)")
         announceOSC()
-        lastPrune = Clock.now()
-        pruneHistory()
+        pruneHistory(at: Clock.now())
         guard let context else { return }
         while (uvLoop.map { tandem_uv_run_once($0) } ?? lws_service(context, 0)) >= 0 {
             clusterFlush()
@@ -384,25 +387,6 @@ public final class Server {
         withheld.removeAll(keepingCapacity: true)
     }
 
-    /// Applies `--history-keep` to every room's commit log; errors are logged.
-    func pruneHistory() {
-        guard let storage, let keep = config.historyKeep else { return }
-        var removed = 0
-        for id in roomOrder {
-            do {
-                switch keep {
-                case let .count(n):
-                    removed += try storage.prune(room: id, keepLast: n, olderThanMs: nil)
-                case let .age(seconds):
-                    removed += try storage.prune(room: id, keepLast: nil, olderThanMs: WallClock.milliseconds() - seconds * 1000)
-                }
-            } catch {
-                log.error("history retention: \(error.description)")
-            }
-        }
-        if removed > 0 { log.info("history retention: removed \(removed) commit(s)") }
-    }
-
     // MARK: housekeeping
 
     /// Every 250 ms: lapsed holds, slow consumers, expired tokens, rate-limit windows, event loop lag.
@@ -435,10 +419,7 @@ public final class Server {
         }
         closeExpiredSessions(at: now)
         dropFailedConnections(at: now)
-        if now.seconds(since: lastPrune) >= 60 {
-            lastPrune = now
-            pruneHistory()
-        }
+        retentionTick(at: now)
         if tandem_signal_received() != 0 { beginShutdown() }
     }
 

@@ -33,8 +33,11 @@ public struct ServerConfig: Sendable, Hashable {
     public var sends: Sends = .ioUring
     /// A folder of room files (`*.json`, one room each, read in name order), served after the demo room.
     public var roomsDir: String?
-    /// How much of each room's commit log to keep; `nil` keeps everything.
-    public var historyKeep: HistoryKeep?
+    /// How much of each room's commit log to keep (`--history-keep`); `nil` keeps everything.
+    public var historyKeep: HistoryKeep? = ServerConfig.defaultHistoryKeep
+    /// The default retention: each room's newest million commits (about 60 MB
+    /// of file a room, issue 22); `--history-keep forever` keeps everything.
+    public static let defaultHistoryKeep = HistoryKeep.count(1_000_000)
     /// People announced one by one in a room (`RoomLimits.presence`); past it newcomers join quietly.
     public var presenceLimit = 64
     /// The path of the echo endpoint for the Autobahn|Testsuite (`--echo-path`,

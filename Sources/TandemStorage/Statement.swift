@@ -42,6 +42,12 @@ enum SQL: String, CaseIterable {
             SELECT revision FROM commits WHERE room = ?1 ORDER BY revision DESC LIMIT 1 OFFSET ?2)
         """
     case pruneBefore = "DELETE FROM commits WHERE room = ?1 AND time < ?2"
+    // Bounded retention passes (Storage+Retention.swift).
+    /// The `?2`-th oldest row's revision and time (`?2` index steps).
+    case commitAtOffset = "SELECT revision, time FROM commits WHERE room = ?1 ORDER BY revision LIMIT 1 OFFSET ?2"
+    /// The first revision up to `?2` logged at or after time `?3`.
+    case firstAtOrAfterTime = "SELECT revision FROM commits WHERE room = ?1 AND revision <= ?2 AND time >= ?3 ORDER BY revision LIMIT 1"
+    case pruneBelow = "DELETE FROM commits WHERE room = ?1 AND revision < ?2"
 
     case selectPresets = "SELECT name, states, client, by_name, time FROM presets WHERE room = ?1 ORDER BY name"
     case upsertPreset = """

@@ -21,6 +21,9 @@ extension Flags {
         + "                       (409 too_many_rooms), replacing one still works (default 1000)\n"
         + "  --body-timeout SECS  a request body must arrive whole this soon after its headers,\n"
         + "                       else 408 and close (default 10)\n"
+        + "  --http-rate N        HTTP API writes and costly reads per token (or address) a second,\n"
+        + "                       twice as many at once; past it 429 rate_limited (default 300,\n"
+        + "                       a WebSocket member's rate; 0: no limit)\n"
 
     /// The limit flags that take no value.
     static let limitSwitches: Set<String> = []
@@ -47,6 +50,11 @@ extension Flags {
             config.limits.maxRooms = n
         case "body-timeout":
             config.limits.bodyTimeout = try seconds(value, name, max: 3600)
+        case "http-rate":
+            guard let n = Int(value), (0...1_000_000).contains(n) else {
+                throw Problem(message: "--http-rate must be a number of requests a second from 0 (no limit) to 1000000, not '\(value)'")
+            }
+            config.limits.httpRate = Double(n)
         default: return false
         }
         return true

@@ -28,8 +28,8 @@ enum Flags {
       --log-level LEVEL    error, warn, info or debug (default info)
       --rooms DIR          serve the rooms of DIR/*.json (one room each) after the demo room
       --history-keep KEEP  keep the last N commits per room (N) or those younger than an
-                           age (30d, 12h, 90m, 45s); checked at start and every 60 s
-                           (default: keep everything)
+                           age (30d, 12h, 90m, 45s), pruned in bounded passes every 10 s;
+                           0 or forever keeps everything (default 1000000)
       --echo-path PATH     serve a WebSocket echo endpoint at PATH (for the Autobahn|Testsuite,
                            `make autobahn`); off by default
 
@@ -106,8 +106,12 @@ enum Flags {
                 guard !value.isEmpty else { throw Problem(message: "--rooms must not be empty") }
                 config.roomsDir = value
             case "history-keep":
+                if value == "0" || value == "forever" {
+                    config.historyKeep = nil
+                    break
+                }
                 guard let keep = ServerConfig.HistoryKeep(parsing: value) else {
-                    throw Problem(message: "--history-keep must be a number of commits (100) or an age (30d, 12h, 90m, 45s), not '\(value)'")
+                    throw Problem(message: "--history-keep must be a number of commits (100), an age (30d, 12h, 90m, 45s) or 0 / forever (keep everything), not '\(value)'")
                 }
                 config.historyKeep = keep
             case "echo-path":

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from helpers import ROOT, TandemServer, find_change, has_change, healthz, value_is
-from osc_peer import OSCReceiver, OSCSender, Received, build, dump_barrier
+from helpers import ROOT, TandemServer, find_change, has_change, healthz, value_is, wait_until
+from osc_peer import OSCReceiver, OSCSender, Received, build
 
 pytestmark = pytest.mark.skipif(os.environ.get("TANDEM_TEST_CLUSTER") == "1",
                                 reason="the OSC bridge in a cluster is tested on its own")
@@ -77,7 +77,41 @@ class OSCServer:
         every datagram sent before it."""
         if self._barrier is None:
             self._barrier = self.sender()
-        return dump_barrier(self.receivers, self._barrier, room=room, dump_length=dump_length)[0]
+        return self.limited_barrier(self._barrier, room, dump_length)[0]
+
+    def limited_barrier(self, sender: OSCSender, room: str = "demo", dump_length: int = 10) -> list[list[Received]]:
+        """osc_peer.dump_barrier, for a bridge whose dump requests are rate-limited
+        (docs/osc.md, "Limits"): a request past the budget is counted as `dump_limited`
+        instead of answered, and is asked again (the budget refills on the server's
+        clock: the tries are the scenario)."""
+        time.sleep(2 / 60)  # the scenario: a preview window passes, so that what was pending is due
+        end = f"/{room}/dump/end"
+        while True:
+            starts = [r.count() for r in self.receivers]
+            before = self.metric(dropped("dump_limited"))
+            sender.send(f"/{room}/dump")
+
+            def outcome():
+                ends = []
+                for receiver, start in zip(self.receivers, starts):
+                    with receiver._cond:
+                        ends.append(next((i for i in range(start, len(receiver.received))
+                                          if receiver.received[i].address == end), None))
+                if all(i is not None for i in ends):
+                    return ends
+                return "limited" if self.metric(dropped("dump_limited")) > before else None
+
+            ends = wait_until(outcome, what=f"{end} or a dump_limited drop")
+            if ends != "limited":
+                break
+        out = []
+        for receiver, index in zip(self.receivers, ends):
+            with receiver._cond:
+                dump = receiver.received[index - dump_length:index]
+                assert all(m.address.startswith(f"/{room}/") for m in dump), f"not a whole dump before its end: {dump}"
+                own = set(range(index - dump_length, index + 1))
+                out.append([m for i, m in enumerate(receiver.received[:index + 1]) if i >= receiver._mark and i not in own])
+        return out
 
     # -- the server's side
 
@@ -1029,3 +1063,55 @@ def test_help_names_the_osc_flags(tandem_binary):
     assert result.returncode == 0
     for flag in ("--osc-send", "--osc-listen", "--osc-previews", "--osc-allow"):
         assert flag in result.stdout, flag
+
+
+# --------------------------------------------------------------------------
+# Limits: dumps and new names (docs/osc.md, "Limits"; issue 22)
+# --------------------------------------------------------------------------
+
+DUMP_BURST = 10  # dumps answered at once per sender address (docs/osc.md, "Limits")
+NAME_BURST = 16  # new names taken at once per sender address
+MAX_WRITERS = 64  # OSC writers present in one room at most
+
+
+def test_a_bundle_of_2000_dumps_gets_the_dump_budget_answered_and_the_rest_counted(osc):
+    bridge = osc()
+    sender = bridge.sender()
+    received = bridge.metric("tandem_osc_received_total")
+    bridge.receiver.mark()
+    sender.send_bundle(*[build("/demo/dump")] * 2000)  # 40 KB: the probe's datagram
+    bridge.wait_metric("tandem_osc_received_total", lambda v: v >= received + 2000)
+    limited = bridge.metric(dropped("dump_limited"))
+    before_barrier = bridge.limited_barrier(bridge.sender())[0]
+    answers = [m for m in before_barrier if m.address == "/demo/dump/end"]
+    assert 1 <= len(answers) <= DUMP_BURST, f"{len(answers)} dumps answered out of 2000"
+    assert limited == 2000 - len(answers)
+    assert len(bridge.server.log_lines(r"dump_limited")) <= 10  # the drop's line is throttled (5 per 10 s)
+    assert healthz(bridge.server.port) == 200
+
+
+def test_new_names_from_one_address_are_rate_limited_and_a_rooms_osc_writers_capped(osc):
+    bridge = osc()
+    received = bridge.metric("tandem_osc_received_total")
+    # One address: 10,000 new names, each followed by a write under it.
+    one = bridge.sender()
+    pairs = [[build("/demo/name", f"n{k}"), build("/demo/gain", (k % 100) / 100)] for k in range(10_000)]
+    for chunk in range(0, len(pairs), 1000):
+        one.send_bundle(*[m for pair in pairs[chunk:chunk + 1000] for m in pair])
+    bridge.wait_metric("tandem_osc_received_total", lambda v: v >= received + 20_000)
+    limited = bridge.metric(dropped("name_limited"))
+    assert limited >= 10_000 - NAME_BURST - 10, limited  # a few more may refill while it is read
+    members = bridge.metric("tandem_room_members")
+    assert members <= NAME_BURST + 10, members
+    # Five more addresses (127.0.0.2-6), each within its own name budget: past the room's cap.
+    received = bridge.metric("tandem_osc_received_total")
+    for a in range(2, 7):
+        other = bridge.sender(source=f"127.0.0.{a}")
+        other.send_bundle(*[m for k in range(NAME_BURST) for m in (build("/demo/name", f"a{a}.{k}"), build("/demo/gain", 0.25))])
+    bridge.wait_metric("tandem_osc_received_total", lambda v: v >= received + 5 * 2 * NAME_BURST)
+    assert bridge.metric("tandem_room_members") <= MAX_WRITERS
+    assert bridge.metric(dropped("too_many_writers")) >= 1
+    # Every one of those lines is throttled: a few a kind, not one per writer or drop.
+    assert len(bridge.server.log_lines(r"writes in room demo as")) <= 15
+    assert len(bridge.server.log_lines(r"name_limited|too_many_writers")) <= 30
+    assert healthz(bridge.server.port) == 200

@@ -34,6 +34,18 @@ final class OSCBridge {
 
     /// Sender names remembered at most: the oldest half is forgotten past this.
     static let nameLimit = 4096
+    /// OSC writers present in one room at most (docs/osc.md, "Limits"): a
+    /// write under a new name past it is dropped (`too_many_writers`).
+    static let maxWritersPerRoom = 64
+
+    /// `/ROOM/dump` requests answered (docs/osc.md, "Limits"): per sender
+    /// address (any port: UDP sources are free to choose, and spoofable inside
+    /// `--osc-allow`), per room, and in all. The rest are dropped (`dump_limited`).
+    var dumpsBySender = RateTable(perSecond: 2, burst: 10)
+    var dumpsByRoom = RateTable(perSecond: 4, burst: 10)
+    var dumpsInAll = RateTable(perSecond: 20, burst: 40, maxKeys: 1)
+    /// New names (`/ROOM/name` of a name the room has no writer of) per sender address.
+    var newNames = RateTable(perSecond: 1, burst: 16)
 
     /// Everyone who writes over OSC under one name in one room: one member of the room.
     struct Writer {

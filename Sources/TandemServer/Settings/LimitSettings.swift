@@ -20,6 +20,9 @@ public struct LimitSettings: Sendable, Hashable {
     /// body come at 6.5 KB/s, far below any real link, while a client trickling
     /// a byte at a time (lws re-arms its own 5 s timeout at every byte) is cut off.
     public var bodyTimeout: Double = 10
+    /// The HTTP API's rate budget per token or peer (`--http-rate`, HTTPBudget.swift):
+    /// a WebSocket member's 300 messages' worth a second, twice that at once; 0: no limit.
+    public var httpRate: Double = 300
 
     public init() {}
 }
