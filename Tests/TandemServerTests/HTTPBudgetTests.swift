@@ -9,12 +9,17 @@ struct HTTPBudgetTests {
         var budget = HTTPBudget(perSecond: 5, burst: 10)
         let start = Moment.seconds(100)
         #expect((0..<10).allSatisfy { _ in budget.take("sub alice", cost: .write, at: start) == nil })
-        #expect(budget.take("sub alice", cost: .write, at: start) == 1)
-        #expect(budget.take("sub bob", cost: .write, at: start) == nil)
-        #expect(budget.take("sub alice", cost: .write, at: .seconds(100.2)) == nil) // one token back
+        let over = budget.take("sub alice", cost: .write, at: start)
+        #expect(over == 1)
+        let other = budget.take("sub bob", cost: .write, at: start)
+        #expect(other == nil)
+        let back = budget.take("sub alice", cost: .write, at: .seconds(100.2)) // one token back
+        #expect(back == nil)
         // A read costs more; one dearer than the bucket takes all of it.
-        #expect(budget.take("sub carol", cost: .moment, at: start) == nil)
-        #expect(budget.take("sub carol", cost: .read, at: start) == 2)
+        let moment = budget.take("sub carol", cost: .moment, at: start)
+        #expect(moment == nil)
+        let read = budget.take("sub carol", cost: .read, at: start)
+        #expect(read == 2)
     }
 
     @Test("the table of buckets stays bounded: idle ones go first, then the longest unused")
@@ -44,8 +49,10 @@ struct HTTPBudgetTests {
     func rateTable() {
         var table = RateTable(perSecond: 2, burst: 3, maxKeys: 50)
         #expect((0..<3).allSatisfy { _ in table.take("127.0.0.1", at: .zero) })
-        #expect(!table.take("127.0.0.1", at: .zero))
-        #expect(table.take("127.0.0.1", at: .seconds(0.5)))
+        let fourth = table.take("127.0.0.1", at: .zero)
+        #expect(!fourth)
+        let refilled = table.take("127.0.0.1", at: .seconds(0.5))
+        #expect(refilled)
         for k in 0..<5000 { _ = table.take("10.0.\(k / 256).\(k % 256)", at: .seconds(Double(k) / 100)) }
         #expect(table.count <= 50)
     }
