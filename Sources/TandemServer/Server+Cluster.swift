@@ -30,7 +30,7 @@ extension Server {
             replica.awaitingSync.append(connection)
             seekOwner(replica, cluster: cluster, at: now)
         }
-        log.info("open \(connection.client) room=\(host.room.id) (registering with the owner)")
+        connectionLine("open", "open \(connection.client) room=\(host.room.id) (registering with the owner)")
     }
 
     /// Registers `connection` with the room's owner: a join, or again after

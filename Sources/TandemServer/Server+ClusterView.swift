@@ -170,7 +170,7 @@ extension Server {
             connection.offeredMark = host.offered
             connection.welcome = encodeWelcome(host.room.welcome(for: connection.client), since: connection.since)
             connection.presets = presetsFrame(host.room.id)
-            log.info("welcome \(connection.client) room=\(host.room.id) name=\(admission.peer.name)")
+            connectionLine("welcome", "welcome \(connection.client) room=\(host.room.id) name=\(admission.peer.name)")
             arm(connection, at: now)
         }
         for ack in delta.acks where ack.client == Cluster.apiClient {

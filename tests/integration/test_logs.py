@@ -5,7 +5,6 @@ import time
 
 import pytest
 
-from conftest import CLUSTER_MODE
 from helpers import OP_TEXT, WAIT, RawWebSocket, open_websocket, wait_closed
 
 CONNECTION_BURST = 50
@@ -110,11 +109,6 @@ def test_two_hundred_connects_write_a_bounded_number_of_lines(server):
     log_barrier(server, "after-connects")
     bound = CONNECTION_BURST * windows(started)
     opens, closes = server.log_lines(r"^info open "), server.log_lines(r"^info close ")
-    if CLUSTER_MODE:
-        # TODO(issue 22): a cluster edge's "open … (registering with the owner)"
-        # (Server+Cluster.swift) is still an unthrottled log.info; until it goes
-        # through connectionLine("open", …) only the closes are bounded here.
-        opens = [line for line in opens if "registering with the owner" not in line] or opens[:1]
     assert 0 < len(opens) <= min(bound, 199), len(opens)
     assert 0 < len(closes) <= min(bound, 199), len(closes)
     metrics = server.metrics()
