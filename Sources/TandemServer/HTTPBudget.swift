@@ -2,7 +2,7 @@ import TandemCore
 
 /// The rate budget of the HTTP requests a client can make the server work
 /// for (docs/security.md, "Limits"; issue 22): writes (a `PUT` of a control, a
-/// restore, a preset's save, recall or delete, a room's create or delete) and
+/// restore, a preset's save, recall or delete) and
 /// reads of the costly endpoints (the timeline, a moment of it, the history,
 /// the preset list). One bucket per token (its `sub`) or, without auth, per
 /// peer address, refilled at a WebSocket member's rate (`--http-rate`, as
@@ -77,11 +77,12 @@ struct HTTPBudget {
 
 extension HTTPBudget {
     /// What a request to `/api/` + `parts` costs; `nil`: it is not budgeted
-    /// (the room list, a room's state, the cluster's: cheap reads).
+    /// (the room list, a room's state, the cluster's: cheap reads; and the
+    /// room admin API, creating, replacing or deleting a room, which needs the
+    /// admin role, or loopback with auth off, and has `--max-rooms`).
     static func cost(_ method: HTTPMethod, _ parts: [String]) -> Cost? {
-        guard parts.first == "rooms" else { return nil }
+        guard parts.first == "rooms", parts.count >= 3 else { return nil }
         guard method == .get else { return .write } // HEAD is routed as GET
-        guard parts.count >= 3 else { return nil }
         switch parts[2] {
         case "timeline": return parts.count == 3 ? .read : .moment
         case "history", "history.csv", "presets": return .read

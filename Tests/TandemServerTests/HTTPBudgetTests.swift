@@ -42,6 +42,8 @@ struct HTTPBudgetTests {
         #expect(HTTPBudget.cost(.get, ["rooms", "demo", "presets"]) == .read)
         #expect(HTTPBudget.cost(.get, ["rooms", "demo"]) == nil)
         #expect(HTTPBudget.cost(.get, ["rooms"]) == nil)
+        #expect(HTTPBudget.cost(.post, ["rooms"]) == nil) // the room admin API: admin only, and --max-rooms
+        #expect(HTTPBudget.cost(.delete, ["rooms", "demo"]) == nil)
         #expect(HTTPBudget.cost(.get, ["cluster"]) == nil)
     }
 
