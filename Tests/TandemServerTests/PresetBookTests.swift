@@ -46,13 +46,16 @@ struct PresetBookTests {
     @Test("the encoded presets frame follows every change")
     func frameFollows() {
         var book = PresetBook([Self.preset("Warm")])
-        #expect(book.frame() == PresetMessages.frame([Self.preset("Warm")]))
+        let got1 = book.frame()
+        #expect(got1 == PresetMessages.frame([Self.preset("Warm")]))
         book.save(Self.preset("Cold"))
         book.rename("Warm", to: "Hot")
-        #expect(book.frame() == PresetMessages.frame(book.sorted))
+        let got2 = book.frame()
+        #expect(got2 == PresetMessages.frame(book.sorted))
         book.delete("Cold")
         book.delete("Hot")
-        #expect(String(decoding: book.frame(), as: UTF8.self) == #"{"type":"presets","presets":[]}"#)
+        let got3 = book.frame()
+        #expect(String(decoding: got3, as: UTF8.self) == #"{"type":"presets","presets":[]}"#)
     }
 
     @Test("stored spellings of one name load as one preset, the newest winning; the others are strays to delete")
@@ -88,7 +91,8 @@ struct PresetBookTests {
         }
         #expect(k < PresetName.maxPerRoom, "large presets reach the byte cap before the count cap")
         #expect(book.bytes <= PresetName.maxListBytes)
-        #expect(book.frame().count <= PresetName.maxListBytes + 64)
+        let got4 = book.frame()
+        #expect(got4.count <= PresetName.maxListBytes + 64)
         let refusal = book.refusalToSave(Preset(name: "more", entries: entries, client: "c1", by: "Ann", time: 1))
         #expect(refusal?.conflict == true && refusal?.message.contains("KiB") == true)
         #expect(book.refusalToSave(Preset(name: "p0", entries: entries, client: "c1", by: "Ann", time: 1)) == nil, "replacing one keeps the size")
@@ -107,6 +111,31 @@ struct PresetBookTests {
     }
 }
 
+/// Preset names: one notion of equal text, and a byte cap beside the character cap.
+@Suite("Preset names")
+struct PresetNameTests {
+    @Test("spellings of one name clean to the same bytes; bidi controls are removed")
+    func oneName() throws {
+        let nfc = try PresetName.clean("Caf\u{E9}").get()
+        for spelling in ["Cafe\u{301}", "\u{202E}Caf\u{E9}\u{202C}", " Caf\u{E9}\u{200E} ", "\u{2067}Cafe\u{301}\u{2069}"] {
+            let cleaned = try PresetName.clean(spelling).get()
+            #expect(Array(cleaned.utf8) == Array(nfc.utf8), "\(spelling.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        #expect((try? PresetName.clean("\u{202E}\u{200F}").get()) == nil, "nothing left: empty")
+    }
+
+    @Test("a name within 60 characters but past the byte cap is refused, naming the bytes")
+    func byteCap() {
+        let heavy = String(repeating: "a\u{300}\u{301}\u{302}\u{303}\u{304}", count: 60)
+        #expect(heavy.count == 60)
+        guard case let .failure(problem) = PresetName.clean(heavy) else { Issue.record("accepted"); return }
+        #expect(problem.message.contains("\(PresetName.maxBytes) bytes"))
+        guard case let .failure(huge) = PresetName.clean("e" + String(repeating: "\u{301}", count: 2000)) else { Issue.record("accepted"); return }
+        #expect(huge.message.contains("bytes"))
+        #expect((try? PresetName.clean(String(repeating: "\u{E9}", count: 60)).get()) != nil, "60 accented letters fit")
+    }
+}
+
 /// How often a room's list goes out: at once after a quiet interval, else once when it has passed.
 @Suite("Preset feed")
 struct PresetFeedTests {
@@ -114,24 +143,37 @@ struct PresetFeedTests {
     func coalesces() {
         var feed = PresetFeed()
         let start = Moment.seconds(100)
-        #expect(feed.changed("demo", at: start))
-        for k in 1...50 { #expect(!feed.changed("demo", at: start.adding(seconds: Double(k) * 0.001))) }
-        #expect(feed.due(at: start.adding(seconds: 0.1)).isEmpty)
-        #expect(feed.due(at: start.adding(seconds: PresetFeed.interval)) == ["demo"])
-        #expect(feed.due(at: start.adding(seconds: 1)).isEmpty, "nothing waits once it went")
-        #expect(feed.changed("demo", at: start.adding(seconds: 1)), "quiet since: at once")
-        #expect(feed.changed("other", at: start.adding(seconds: 1)), "rooms are apart")
+        let got5 = feed.changed("demo", at: start)
+        #expect(got5)
+        for k in 1...50 {
+            let now = feed.changed("demo", at: start.adding(seconds: Double(k) * 0.001))
+            #expect(!now)
+        }
+        let got6 = feed.due(at: start.adding(seconds: 0.1))
+        #expect(got6.isEmpty)
+        let got7 = feed.due(at: start.adding(seconds: PresetFeed.interval))
+        #expect(got7 == ["demo"])
+        let got8 = feed.due(at: start.adding(seconds: 1))
+        #expect(got8.isEmpty, "nothing waits once it went")
+        let got9 = feed.changed("demo", at: start.adding(seconds: 1))
+        #expect(got9, "quiet since: at once")
+        let got10 = feed.changed("other", at: start.adding(seconds: 1))
+        #expect(got10, "rooms are apart")
     }
 
     @Test("a large list holds the next one back longer: at most bytesPerSecond to each member")
     func largeListsWaitLonger() {
         var feed = PresetFeed()
         let start = Moment.seconds(100)
-        #expect(feed.changed("demo", at: start))
+        let got11 = feed.changed("demo", at: start)
+        #expect(got11)
         feed.sent("demo", at: start, bytes: 1 << 20)
-        #expect(!feed.changed("demo", at: start.adding(seconds: 1)))
-        #expect(feed.due(at: start.adding(seconds: 1)).isEmpty)
-        #expect(feed.due(at: start.adding(seconds: 2)) == ["demo"])
+        let got12 = feed.changed("demo", at: start.adding(seconds: 1))
+        #expect(!got12)
+        let got13 = feed.due(at: start.adding(seconds: 1))
+        #expect(got13.isEmpty)
+        let got14 = feed.due(at: start.adding(seconds: 2))
+        #expect(got14 == ["demo"])
         #expect(PresetFeed.wait(after: 1000) == PresetFeed.interval)
     }
 }
