@@ -79,6 +79,7 @@ extension Server {
         }
         retiredRevisions[id] = host.room.revision
         presetBooks[id] = nil // storage forgot them with the room
+        presetFeed.forget(id)
         schemaChangedAt[id] = nil
         rooms[id] = nil
         roomOrder.removeAll { $0 == id }
