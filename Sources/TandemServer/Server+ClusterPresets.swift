@@ -130,7 +130,7 @@ extension Server {
             cluster.commands.eval(ClusterScripts.savePreset, keys: [key], args: args) { [weak self] reply in
                 switch reply.int {
                 case 1?, 2?:
-                    self?.log.info("preset '\(name)' \(reply.int == 1 ? "saved" : "replaced") in room \(id) by \(client) (\(preset.entries.count) controls)")
+                    self?.connectionLine("preset", "preset '\(name)' \(reply.int == 1 ? "saved" : "replaced") in room \(id) by \(client) (\(preset.entries.count) controls)")
                     done(.success(.saved(preset, created: reply.int == 1)))
                 case 0?: done(.failure(.full))
                 default: done(.failure(self?.presetStorageFailed(reply, "save preset '\(name)' of room '\(id)'") ?? .unwritable))
@@ -142,7 +142,7 @@ extension Server {
             cluster.commands.eval(ClusterScripts.renamePreset, keys: [key], args: args) { [weak self] reply in
                 switch reply.int {
                 case 1?:
-                    self?.log.info("preset '\(name)' renamed '\(to)' in room \(id)")
+                    self?.connectionLine("preset", "preset '\(name)' renamed '\(to)' in room \(id)")
                     var renamed = self?.presetBooks[id]?.preset(named: name) ?? self?.presetBooks[id]?.preset(named: to)
                         ?? Preset(name: to, entries: [], client: "", by: "", time: 0)
                     renamed.name = to
@@ -158,7 +158,7 @@ extension Server {
                                   args: [Array(name.utf8), channel, ClusterPresets.deleted(name, room: id)]) { [weak self] reply in
                 switch reply.int {
                 case 1?:
-                    self?.log.info("preset '\(name)' deleted in room \(id)")
+                    self?.connectionLine("preset", "preset '\(name)' deleted in room \(id)")
                     done(.success(.deleted))
                 case 0?: done(.failure(.unknown(name)))
                 default: done(.failure(self?.presetStorageFailed(reply, "delete preset '\(name)' of room '\(id)'") ?? .unwritable))

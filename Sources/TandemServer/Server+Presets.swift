@@ -124,7 +124,7 @@ extension Server {
         let created = book.preset(named: name) == nil
         book.save(preset)
         presetBooks[id] = book
-        log.info("preset '\(name)' \(created ? "saved" : "replaced") in room \(id) by \(client) (\(preset.entries.count) controls)")
+        connectionLine("preset", "preset '\(name)' \(created ? "saved" : "replaced") in room \(id) by \(client) (\(preset.entries.count) controls)")
         announcePresets(host)
         return .success((preset, created))
     }
@@ -143,7 +143,7 @@ extension Server {
             }
             book.rename(name, to: to)
             presetBooks[id] = book
-            log.info("preset '\(name)' renamed '\(to)' in room \(id)")
+            connectionLine("preset", "preset '\(name)' renamed '\(to)' in room \(id)")
             announcePresets(host)
         }
         return .success(book.preset(named: to)!)
@@ -162,7 +162,7 @@ extension Server {
         }
         book.delete(name)
         presetBooks[id] = book
-        log.info("preset '\(name)' deleted in room \(id)")
+        connectionLine("preset", "preset '\(name)' deleted in room \(id)")
         announcePresets(host)
         return .success(())
     }
@@ -183,7 +183,7 @@ extension Server {
         if case let .recall(name) = request, let preset = presetBook(host.room.id)?.preset(named: name) {
             let effects = host.room.apply(recallMessage(preset, seq: seq), from: client, at: now)
             if effects.rejects.isEmpty {
-                log.info("preset '\(name)' recalled in room \(host.room.id) by \(client): \(effects.commitCount) control(s) at rev \(host.room.revision)")
+                connectionLine("preset", "preset '\(name)' recalled in room \(host.room.id) by \(client): \(effects.commitCount) control(s) at rev \(host.room.revision)")
             }
             return effects
         }
@@ -355,7 +355,7 @@ extension Server {
         let (effects, refused) = commitAsAPI(recallMessage(preset, seq: 1), in: host)
         if let refused { return refused }
         let changed = effects.compactMap { if case let .commit(c) = $0 { JSON.string(c.control) } else { nil } }
-        log.info("preset '\(name)' recalled in room \(host.room.id) over HTTP: \(changed.count) control(s) at rev \(host.room.revision)")
+        connectionLine("preset", "preset '\(name)' recalled in room \(host.room.id) over HTTP: \(changed.count) control(s) at rev \(host.room.revision)")
         return .json(200, JSON.object([
             JSONMember("name", .string(name)),
             JSONMember("rev", .number(Double(host.room.revision))),

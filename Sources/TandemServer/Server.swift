@@ -411,7 +411,7 @@ public final class Server {
         }
         for connection in connections.values {
             if let armed = connection.armedSince, connection.closing == nil, now.seconds(since: armed) >= config.slowTimeout {
-                log.warn("slow consumer \(connection.client): unwritable for \(Int(config.slowTimeout)) s, closing with 4008")
+                throttled("slow-consumer", .warn, "slow consumer \(connection.client): unwritable for \(Int(config.slowTimeout)) s, closing with 4008")
                 close(connection, code: 4008, reason: "slow consumer")
                 // It may never become writable again: give the close frame 2 s, then drop the socket.
                 lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, 2)

@@ -12,6 +12,14 @@ passed 50 ms, plus the server's CPU.
     .venv/bin/python bench/abuse/probe.py osc-dump   # 20 bundles a second of 2,000 /ROOM/dump requests
     .venv/bin/python bench/abuse/probe.py osc-names  # a new OSC /ROOM/name per datagram, as fast as it goes
 
+`--cluster` runs `restore`, `timeline` and `presets` against two nodes on a
+Redis of their own (started here on a free port): the bystander on the
+room's owner, the abuser on the other node, the log seeded with `--log N`
+single commits first (default 20,000; the probe's figure was 100,000), and
+the owner's lease watched throughout (who holds it, and the least time it
+had left). `timeline` then loops on the summary (`GET …/timeline`), the
+page load's request, instead of `timeline/{rev}`.
+
 `--binary PATH` (default .build/release/tandem), `-n N` the size, flags after
 `--` go to the server. Numbers, not pass/fail: the answers are asserted by the
 integration tests named in docs/security.md, "The second probe, replayed".
@@ -39,7 +47,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from replay import CPUSampler, http  # noqa: E402
 
+import warnings  # noqa: E402
+
 from websockets.sync.client import connect  # noqa: E402
+
+warnings.filterwarnings("ignore", category=DeprecationWarning)  # connect() outside a with block, on purpose
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = b"probe secret: at least thirty-two bytes long, surely"
@@ -56,14 +68,15 @@ def token(role: str, room: str = "*", sub: str = "probe") -> str:
 
 
 class Server:
-    """`tandem --port 0` on a SQLite file in a temporary folder, auth on."""
+    """`tandem --port 0` on a SQLite file in a temporary folder, auth on; or a
+    cluster node on `redis` (a URL) named `node`."""
 
-    def __init__(self, binary: str, flags: list[str]):
+    def __init__(self, binary: str, flags: list[str], redis: str | None = None, node: str = ""):
         self.folder = tempfile.TemporaryDirectory()
         secret = Path(self.folder.name) / "secret"
         secret.write_bytes(SECRET + b"\n")
-        command = [binary, "--port", "0", "--data", str(Path(self.folder.name) / "tandem.db"),
-                   "--auth-secret-file", str(secret), *flags]
+        storage = ["--redis", redis, "--node-id", node] if redis else ["--data", str(Path(self.folder.name) / "tandem.db")]
+        command = [binary, "--port", "0", *storage, "--auth-secret-file", str(secret), *flags]
         self.proc = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, errors="replace", bufsize=1)
         self.port = None
         started = threading.Event()
@@ -94,7 +107,7 @@ class Server:
         return int(reply.split(b" ", 2)[1]), reply.partition(b"\r\n\r\n")[2].decode(errors="replace")
 
     def ws(self, role: str, room: str = "probe"):
-        return connect(f"ws://127.0.0.1:{self.port}/ws?room={room}&token={token(role)}", subprotocols=["tandem.v1"],
+        return connect(f"ws://127.0.0.1:{self.port}/rooms/{room}?token={token(role)}", subprotocols=["tandem.v1"],
                        origin=f"http://127.0.0.1:{self.port}", max_size=None, open_timeout=30)
 
     def stop(self):
@@ -106,7 +119,7 @@ class Server:
 class Bystander:
     """A second client's ack round trips and /healthz latencies while the abuse runs."""
 
-    def __init__(self, server: Server):
+    def __init__(self, server: "Server"):
         self.server, self.running = server, True
         self.acks: list[float] = []
         self.health: list[float] = []
@@ -202,22 +215,76 @@ def seed_batches(server: Server, revisions: int) -> int:
     return json.loads(server.api("GET", "/api/rooms/probe", role="viewer")[1])["rev"]
 
 
-def run(server: Server, label: str, abuse) -> None:
+class LeaseWatch:
+    """The room's lease in Redis every 100 ms: who held it, and the least time it had left."""
+
+    def __init__(self, redis, room: str = "probe"):
+        self.redis, self.room, self.running = redis, room, True
+        self.holders: set[str] = set()
+        self.least_ms: int | None = None
+        self.thread = threading.Thread(target=self.run, daemon=True)
+        self.thread.start()
+
+    def run(self):
+        while self.running:
+            holder = self.redis.command("GET", f"tandem:{{{self.room}}}:lease")
+            left = int(self.redis.command("PTTL", f"tandem:{{{self.room}}}:lease"))
+            self.holders.add(holder.split(" ")[0] if isinstance(holder, str) else "(none)")
+            self.least_ms = left if self.least_ms is None else min(self.least_ms, left)
+            time.sleep(0.1)
+
+    def stop(self) -> str:
+        self.running = False
+        self.thread.join(5)
+        return f"lease held by {sorted(self.holders)}, least left {self.least_ms} ms"
+
+
+def run(server: Server, label: str, abuse, redis=None) -> None:
     bystander = Bystander(server)
     cpu = CPUSampler(server)
+    lease = LeaseWatch(redis) if redis else None
     time.sleep(1)
     started = time.monotonic()
     detail = abuse()
     elapsed = time.monotonic() - started
     time.sleep(1)
     cpu.stop()
-    print(f"{label}: {elapsed:.1f} s; {detail}; {bystander.stop()}; {cpu.summary(started, started + elapsed + 1)}")
+    tail = f"; {lease.stop()}" if lease else ""
+    print(f"{label}: {elapsed:.1f} s; {detail}; {bystander.stop()}; {cpu.summary(started, started + elapsed + 1)}{tail}")
 
 
-def restore(server: Server, args) -> None:
-    make_room(server)
-    top = seed_batches(server, 760)
-    viewer = server.ws("viewer")
+def seed_log(server: Server, commits: int, connections: int = 10) -> None:
+    """`commits` single commits (sets of one control), from `connections` editors at once, each within its rate."""
+    def one(k: int):
+        ws = server.ws("editor")
+        json.loads(ws.recv(timeout=30))
+        share = commits // connections
+        paced(ws, [{"type": "set", "seq": i + 1, "control": f"k{(k * share + i) % CONTROLS}", "value": i % 1000}
+                   for i in range(share)])
+        ws.close()
+    threads = [threading.Thread(target=one, args=(k,)) for k in range(connections)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def prepare(owner: Server, abuser: Server, args) -> int:
+    """The probe room of 256 controls, its log seeded (`--log` single commits
+    in a cluster) and ~760 batch revisions; returns its revision."""
+    make_room(owner)
+    hold = owner.ws("editor")  # the owner holds the room's lease from here on
+    json.loads(hold.recv(timeout=30))
+    if args.cluster:
+        seed_log(abuser, args.log)
+    top = seed_batches(abuser, 760)
+    args.held = hold
+    return top
+
+
+def restore(owner: Server, abuser: Server, args, redis=None) -> None:
+    top = prepare(owner, abuser, args)
+    viewer = abuser.ws("viewer")
     json.loads(viewer.recv(timeout=30))
 
     def abuse():
@@ -226,7 +293,7 @@ def restore(server: Server, args) -> None:
         viewer.socket.sendall(payload)  # one frame each, all in one write
         drain(viewer, args.n)
         return f"{args.n} restore frames ({len(payload)} B) from a viewer at rev {top}"
-    run(server, "restore", abuse)
+    run(owner, "restore", abuse, redis)
 
 
 def ws_frame(text: str) -> bytes:
@@ -241,9 +308,8 @@ def ws_frame(text: str) -> bytes:
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
 
 
-def timeline(server: Server, args) -> None:
-    make_room(server)
-    top = seed_batches(server, 760)
+def timeline(owner: Server, abuser: Server, args, redis=None) -> None:
+    top = prepare(owner, abuser, args)
     stop = threading.Event()
     counts = [0, 0]
 
@@ -251,7 +317,8 @@ def timeline(server: Server, args) -> None:
         k = 0
         while not stop.is_set():
             k += 1
-            status, _ = server.api("GET", f"/api/rooms/probe/timeline/{(k * 13) % top}", role="viewer")
+            path = "/api/rooms/probe/timeline" if args.cluster else f"/api/rooms/probe/timeline/{(k * 13) % top}"
+            status, _ = abuser.api("GET", path, role="viewer")
             counts[0 if status == 200 else 1] += 1
 
     def abuse():
@@ -262,11 +329,12 @@ def timeline(server: Server, args) -> None:
         stop.set()
         for thread in threads:
             thread.join(30)
-        return f"4 viewers for {args.n} s: {counts[0]} answered 200, {counts[1]} refused"
-    run(server, "timeline", abuse)
+        what = "the summary" if args.cluster else "past moments"
+        return f"4 viewers on {what} for {args.n} s: {counts[0]} answered 200, {counts[1]} refused"
+    run(owner, "timeline", abuse, redis)
 
 
-def puts(server: Server, args) -> None:
+def puts(server: Server, _abuser: Server, args, redis=None) -> None:
     make_room(server, 4)
 
     def abuse():
@@ -289,9 +357,11 @@ def puts(server: Server, args) -> None:
     run(server, "puts", abuse)
 
 
-def presets(server: Server, args) -> None:
+def presets(server: Server, abuser: Server, args, redis=None) -> None:
     make_room(server)
-    editor = server.ws("editor")
+    hold = server.ws("editor")
+    json.loads(hold.recv(timeout=30))
+    editor = abuser.ws("editor")
     json.loads(editor.recv(timeout=30))
 
     def abuse():
@@ -304,8 +374,9 @@ def presets(server: Server, args) -> None:
         editor.socket.sendall(payload)
         drain(editor, args.n)
         listed = json.loads(server.api("GET", "/api/rooms/probe/presets", role="viewer")[1])["presets"]
-        return f"{args.n} saves ({len(payload)} B) in one write: {len(listed)} presets listed"
-    run(server, "presets", abuse)
+        fields = f", {redis.command('HLEN', 'tandem:{probe}:presets')} hash fields" if redis else ""
+        return f"{args.n} saves ({len(payload)} B) in one write: {len(listed)} presets listed{fields}"
+    run(server, "presets", abuse, redis)
 
 
 def osc_message(address: str, *args: str) -> bytes:
@@ -387,6 +458,8 @@ def main() -> None:
     parser.add_argument("abuse", choices=["restore", "timeline", "puts", "presets", "osc-dump", "osc-names"])
     parser.add_argument("-n", type=int, help="size (restore 600 frames, presets 3000 saves; seconds for the rest: 5)")
     parser.add_argument("--binary", default=str(ROOT / ".build" / "release" / "tandem"))
+    parser.add_argument("--cluster", action="store_true", help="two nodes on a Redis of their own")
+    parser.add_argument("--log", type=int, default=20000, help="single commits seeded first in a cluster")
     args, extra = parser.parse_known_args()
     flags = [flag for flag in extra if flag != "--"]
     args.n = args.n or {"restore": 600, "presets": 3000}.get(args.abuse, 5)
@@ -398,11 +471,27 @@ def main() -> None:
         finally:
             server.stop()
         return
-    server = Server(args.binary, flags)
+    scenario = {"restore": restore, "timeline": timeline, "puts": puts, "presets": presets}[args.abuse]
+    if not args.cluster:
+        server = Server(args.binary, flags)
+        try:
+            scenario(server, server, args)
+        finally:
+            server.stop()
+        return
+    sys.path.insert(0, str(ROOT / "tests" / "integration"))
+    from cluster import RedisServer
+    folder = tempfile.TemporaryDirectory()
+    redis = RedisServer(Path(folder.name))
+    nodes = []
     try:
-        {"restore": restore, "timeline": timeline, "puts": puts, "presets": presets}[args.abuse](server, args)
+        nodes = [Server(args.binary, flags, redis.url, "n1"), Server(args.binary, flags, redis.url, "n2")]
+        scenario(nodes[0], nodes[1], args, redis)
     finally:
-        server.stop()
+        for node in nodes:
+            node.stop()
+        redis.stop()
+        folder.cleanup()
 
 
 if __name__ == "__main__":
