@@ -16,6 +16,7 @@ extension Server {
         let threshold = max(Storage.snapshotRows, authority.schema.controls.count)
         var due: [(revision: Int, states: [String: ControlState])] = []
         if var states = replica.timelineStates {
+            replica.timelineStates = nil // mutated in place, not copied
             var rows = replica.timelineRows
             var k = commits.startIndex
             while k < commits.endIndex {

@@ -170,12 +170,13 @@ extension Server {
     }
 
     /// `{"type":"restore","seq":n,"rev":R}` from a member: checked for order,
-    /// rate and role first (`Room.admitWrite`), so a refused restore costs no
+    /// rate (`Room.restoreCost` messages' worth) and role first
+    /// (`Room.admitWrite`), so a refused restore costs no
     /// read; then the past state is read and the batch applied through the
     /// room like any message (`applyAdmitted`: holds, `busy`). When R cannot
     /// be read the admitted message is refused `bad_value`.
     func restore(_ client: ClientID, in host: RoomHost, seq: Int, revision: Int, at now: Moment) -> [Effect] {
-        let (admitted, gated) = host.room.admitWrite(client, seq: seq, at: now)
+        let (admitted, gated) = host.room.admitWrite(client, seq: seq, cost: Room.restoreCost, at: now)
         guard admitted else { return gated }
         guard let source = timelineSource else {
             return gated + host.room.refuse(client, seq: seq, code: .badValue,

@@ -72,7 +72,7 @@ def test_rate_limited_restores_read_nothing(start_server, connect, tmp_path):
 
 
 def test_a_moments_read_replays_a_bounded_number_of_rows(start_server, tmp_path):
-    server = start_server("--data", str(tmp_path / "tandem.db"))
+    server = start_server("--data", str(tmp_path / "tandem.db"), "--http-rate", "0")  # 1,200 restores over HTTP
     # 1,200 revisions of four-control batches (restores back and forth between two moments): 4,800 rows.
     put = lambda control, value: server.request("PUT", f"/api/rooms/demo/controls/{control}", json.dumps({"value": value}))  # noqa: E731
     assert put("gain", 0.2).status == 200
@@ -133,8 +133,8 @@ def test_the_cluster_summary_and_moments_are_bounded_however_long_the_log(cluste
 
 def test_a_cluster_owner_snapshots_and_reads_stay_bounded(cluster):
     eval_fill(cluster.redis, "demo", 1, 5_000)  # a log from before snapshots
-    a = cluster.start_node("a")
-    b = cluster.start_node("b")
+    a = cluster.start_node("a", "--http-rate", "0")
+    b = cluster.start_node("b", "--http-rate", "0")
     put = lambda node, value: node.request("PUT", "/api/rooms/demo/controls/gain", json.dumps({"value": value}))  # noqa: E731
     assert put(b, 0.37).status == 200  # the owner's first committing turn writes a snapshot at 5001
     owner = cluster.node(cluster.wait_owner())

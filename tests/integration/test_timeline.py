@@ -116,7 +116,7 @@ def test_unknown_and_malformed_revisions_are_refused(start_server, tmp_path):
 
 def test_a_long_session_reads_the_same_across_snapshot_boundaries(start_server, tmp_path):
     data = tmp_path / "tandem.db"
-    server = start_server("--data", str(data))
+    server = start_server("--data", str(data), "--http-rate", "0")  # 1,100 PUTs and many reads: past the HTTP budget
     putter = Putter(server)
     expected = {}
     states, _ = live_states(server)

@@ -7,14 +7,14 @@ public struct TokenBucket: Sendable, Hashable {
         tokens = burst
     }
 
-    /// Takes one token if there is one at `now`.
-    public mutating func take(at now: Moment, perSecond: Double, burst: Double) -> Bool {
+    /// Takes `cost` tokens (one message's worth by default) if there are as many at `now`.
+    public mutating func take(at now: Moment, perSecond: Double, burst: Double, cost: Double = 1) -> Bool {
         if let updated, now > updated {
             tokens = Swift.min(burst, tokens + now.seconds(since: updated) * perSecond)
         }
         updated = Swift.max(now, updated ?? now)
-        guard tokens >= 1 else { return false }
-        tokens -= 1
+        guard tokens >= cost else { return false }
+        tokens -= cost
         return true
     }
 }

@@ -1,4 +1,10 @@
 extension Room {
+    /// What a `restore` takes of its sender's rate, in messages: it reads a
+    /// past state (a snapshot and up to `Storage.maxReplayRows` log rows) and
+    /// commits a batch of every control, so a member restores at most 30
+    /// times a second (bursts of 60) at the default 300 messages a second.
+    public static let restoreCost: Double = 10
+
     /// The checks every write of a member passes before anything is done
     /// for it, in `apply`'s order: `seq` must increase (`bad_message`), the
     /// member's rate (`rate_limited`), then its role (`forbidden` for a
@@ -8,9 +14,11 @@ extension Room {
     /// `applyAdmitted` it. Refused: the reject is queued and returned with
     /// the ack, if any, and the caller does nothing else.
     ///
+    /// `cost`: the messages' worth of the member's rate the write takes (a
+    /// restore, `restoreCost`); refused `rate_limited` unless that many are left.
     /// A client that is not a member (the HTTP API) is admitted with no
     /// effects, as `apply` lets it through. A view admits nothing.
-    public mutating func admitWrite(_ client: ClientID, seq: Int, at now: Moment) -> (admitted: Bool, effects: [Effect]) {
+    public mutating func admitWrite(_ client: ClientID, seq: Int, cost: Double = 1, at now: Moment) -> (admitted: Bool, effects: [Effect]) {
         guard mode != .view else { return (false, []) }
         guard var member = members[client] else { return (true, []) }
         defer { members[client] = member }
@@ -21,8 +29,9 @@ extension Room {
         } else {
             member.process(seq: seq)
             effects.append(.ack(client: client, seq: seq))
-            if !member.bucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst) {
-                refusal = Refusal(.rateLimited, "more than \(Int(limits.messagesPerSecond)) messages a second")
+            if !member.bucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst, cost: cost) {
+                refusal = cost == 1 ? Refusal(.rateLimited, "more than \(Int(limits.messagesPerSecond)) messages a second")
+                    : Refusal(.rateLimited, "more than \(Int(limits.messagesPerSecond / cost)) of these a second (each costs \(Int(cost)) messages)")
             } else if !member.role.mayWrite {
                 refusal = Refusal(.forbidden, "a \(member.role.rawValue) may not change controls")
             } else {
