@@ -45,17 +45,18 @@ struct AdmitTests {
         #expect(viewerCodes == [.forbidden, .forbidden, .rateLimited, .rateLimited])
     }
 
-    @Test("a costly write takes its cost of the member's rate: a restore, ten messages' worth")
+    @Test("a costly write takes its cost of the member's rate: a restore, sixty messages' worth")
     func cost() {
-        var d = RoomDriver(limits: RoomLimits(messagesPerSecond: 1, burst: 25))
+        var d = RoomDriver(limits: RoomLimits(messagesPerSecond: 1, burst: 2.5 * Room.restoreCost))
         d.join("ed")
         var admitted = 0
         for seq in 1...5 where d.room.admitWrite("ed", seq: seq, cost: Room.restoreCost, at: d.now).admitted { admitted += 1 }
         #expect(admitted == 2)
-        // What is left (5) still admits five plain messages, not a sixth.
+        // What is left (half a restore's worth) still admits that many plain messages, not one more.
+        let left = Int(Room.restoreCost / 2)
         var plain = 0
-        for seq in 6...11 where d.room.admitWrite("ed", seq: seq, at: d.now).admitted { plain += 1 }
-        #expect(plain == 5)
+        for seq in 6...(6 + left) where d.room.admitWrite("ed", seq: seq, at: d.now).admitted { plain += 1 }
+        #expect(plain == left)
     }
 
     @Test("an admitted batch applies once, without being charged or ordered again")

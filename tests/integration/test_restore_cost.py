@@ -43,7 +43,7 @@ def test_a_viewers_restores_are_refused_before_anything_is_read(start_server, op
     viewer = joined(server, open_ws, token("viewer", sub="vi"))
     reads = server.metrics()[MOMENT_READS]
     refused = rejects(server, "forbidden") + rejects(server, "rate_limited")
-    # Past the burst (60 restores: each takes 10 messages' worth): the first are forbidden, the rest rate_limited; none reads.
+    # Past the burst (10 restores: each takes 60 messages' worth): the first are forbidden, the rest rate_limited; none reads.
     flood(viewer, 1, 200)
     assert rejects(server, "forbidden") + rejects(server, "rate_limited") - refused == 200
     assert rejects(server, "rate_limited") > 0

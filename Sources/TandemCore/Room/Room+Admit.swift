@@ -1,9 +1,11 @@
 extension Room {
     /// What a `restore` takes of its sender's rate, in messages: it reads a
     /// past state (a snapshot and up to `Storage.maxReplayRows` log rows) and
-    /// commits a batch of every control, so a member restores at most 30
-    /// times a second (bursts of 60) at the default 300 messages a second.
-    public static let restoreCost: Double = 10
+    /// commits a batch of every control (256 commit rows in a full room), so
+    /// a member restores at most 5 times a second (bursts of 10) at the
+    /// default 300 messages a second: a burst of 10 full-room restores is
+    /// ~35 ms of the loop, where 60 had been 210 ms (bench/abuse/probe.py).
+    public static let restoreCost: Double = 60
 
     /// The checks every write of a member passes before anything is done
     /// for it, in `apply`'s order: `seq` must increase (`bad_message`), the
