@@ -220,7 +220,8 @@ struct OSCInTests {
     func labels() {
         #expect(OSCDrop.Label.allCases.map(\.rawValue) == ["unknown_address", "unknown_control", "unknown_thumb", "wrong_count",
                                                            "wrong_type", "bad_value", "read_only", "release",
-                                                           "malformed", "unknown_room", "not_allowed"])
+                                                           "malformed", "unknown_room", "not_allowed",
+                                                           "dump_limited", "name_limited", "too_many_writers"])
         #expect(Set(Self.dropTable.map(\.1)) == Set(OSCDrop.requestLabels))
         #expect(OSCDrop.Label.allCases.allSatisfy { $0.rawValue.allSatisfy { $0 == "_" || ("a"..."z").contains($0) } })
     }

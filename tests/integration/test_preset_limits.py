@@ -18,10 +18,9 @@ import urllib.parse
 
 import pytest
 
-from cluster import Cluster, RedisServer
-from conftest import _stop_and_check
 from helpers import OP_TEXT, WAIT, RawWebSocket, open_websocket, wait_until, Client
 from test_auth import api, auth_server, secret_file, token  # noqa: F401  (fixtures)
+from test_cluster import cluster, redis  # noqa: F401  (fixtures: two nodes on a Redis of their own)
 
 NAME = "\u00c5\u00e9\u00f6\u00f1\u00fc"  # "Åéöñü" in NFC
 
@@ -246,25 +245,6 @@ def test_a_member_gets_the_list_a_few_times_a_second_however_fast_it_changes(ser
 
 
 # -- in a cluster
-
-
-@pytest.fixture
-def redis(tmp_path):
-    server = RedisServer(tmp_path)
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def cluster(tandem_binary, redis):
-    started = []
-    made = Cluster(tandem_binary, redis, started)
-    yield made
-    problems: list[str] = []
-    for node in started:
-        if node.running():
-            _stop_and_check(node, problems)
-    assert not problems, "\n\n".join(problems)
 
 
 def listed(member: Member, check, what: str) -> dict[str, dict]:
