@@ -8,18 +8,9 @@ extension Room {
         guard var member = members[client] else { return [] }
         defer { members[client] = member }
         var effects: [Effect] = []
-        let refusal: Refusal
-        if seq <= member.lastSeq {
-            refusal = Refusal(.badMessage, "seq \(seq) does not increase (last was \(member.lastSeq))")
-        } else {
-            member.process(seq: seq)
-            effects.append(.ack(client: client, seq: seq))
-            guard !member.bucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst) else { return effects }
-            refusal = Refusal(.rateLimited, "more than \(Int(limits.messagesPerSecond)) messages a second")
+        if let refusal = orderAndRate(&member, client, seq: seq, cost: 1, at: now, into: &effects) {
+            queue(refusal, to: &member, client, seq: seq, into: &effects)
         }
-        let reject = Reject(to: client, seq: seq, code: refusal.code, message: refusal.message)
-        member.queue(reject, limit: limits.pendingRejects)
-        effects.append(.reject(reject))
         return effects
     }
 

@@ -25,25 +25,37 @@ extension Room {
         guard var member = members[client] else { return (true, []) }
         defer { members[client] = member }
         var effects: [Effect] = []
-        let refusal: Refusal
-        if seq <= member.lastSeq {
-            refusal = Refusal(.badMessage, "seq \(seq) does not increase (last was \(member.lastSeq))")
-        } else {
-            member.process(seq: seq)
-            effects.append(.ack(client: client, seq: seq))
-            if !member.bucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst, cost: cost) {
-                refusal = cost == 1 ? Refusal(.rateLimited, "more than \(Int(limits.messagesPerSecond)) messages a second")
-                    : Refusal(.rateLimited, "more than \(Int(limits.messagesPerSecond / cost)) of these a second (each costs \(Int(cost)) messages)")
-            } else if !member.role.mayWrite {
-                refusal = Refusal(.forbidden, "a \(member.role.rawValue) may not change controls")
-            } else {
-                return (true, effects)
-            }
+        var refusal = orderAndRate(&member, client, seq: seq, cost: cost, at: now, into: &effects)
+        if refusal == nil, !member.role.mayWrite {
+            refusal = Refusal(.forbidden, "a \(member.role.rawValue) may not change controls")
         }
+        guard let refusal else { return (true, effects) }
+        queue(refusal, to: &member, client, seq: seq, into: &effects)
+        return (false, effects)
+    }
+
+    /// The first two checks of every message of a member, `apply`'s and
+    /// `acknowledge`'s alike: `seq` must increase (`bad_message`, no ack);
+    /// else the seq is processed, its `ack` appended, and `cost` messages'
+    /// worth of the member's rate taken (`rate_limited` unless that many are
+    /// left). `nil`: both passed.
+    func orderAndRate(_ member: inout Member, _ client: ClientID, seq: Int, cost: Double, at now: Moment,
+                      into effects: inout [Effect]) -> Refusal? {
+        guard seq > member.lastSeq else {
+            return Refusal(.badMessage, "seq \(seq) does not increase (last was \(member.lastSeq))")
+        }
+        member.process(seq: seq)
+        effects.append(.ack(client: client, seq: seq))
+        guard !member.bucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst, cost: cost) else { return nil }
+        return cost == 1 ? Refusal(.rateLimited, "more than \(Int(limits.messagesPerSecond)) messages a second")
+            : Refusal(.rateLimited, "more than \(Int(limits.messagesPerSecond / cost)) of these a second (each costs \(Int(cost)) messages)")
+    }
+
+    /// `refusal` as a reject to `client`: queued for its frames and appended to `effects`.
+    func queue(_ refusal: Refusal, to member: inout Member, _ client: ClientID, seq: Int, into effects: inout [Effect]) {
         let reject = Reject(to: client, seq: seq, code: refusal.code, message: refusal.message, holder: refusal.holder)
         member.queue(reject, limit: limits.pendingRejects)
         effects.append(.reject(reject))
-        return (false, effects)
     }
 
     /// A message `admitWrite` admitted: lapsed holds cancelled, then its
