@@ -10,12 +10,9 @@ import TandemCore
 /// costs more (`Cost`), as it does the server. Past it: 429 `rate_limited`
 /// with `Retry-After`. A pure value: the caller passes the time.
 struct HTTPBudget {
-    /// Tokens added per second, and held at most (`RoomLimits`' message rate and burst; 0: no limit).
-    let perSecond: Double
-    let burst: Double
-    /// Buckets kept at most: past it, the idle ones (full again) go first, then the longest unused.
-    let maxKeys: Int
-    private var buckets: [String: Bucket] = [:]
+    /// The buckets, by token or address (at most `maxKeys`: past it, the
+    /// idle ones, full again, go first, then the longest unused).
+    private var table: RateTable
 
     /// What a request takes from its bucket, in WebSocket messages.
     enum Cost: Double {
@@ -27,51 +24,24 @@ struct HTTPBudget {
         case moment = 30
     }
 
-    private struct Bucket {
-        var tokens: Double
-        var updated: Moment
+    /// Tokens added per second, and held at most (`RoomLimits`' message rate and burst; 0: no limit).
+    init(perSecond: Double = RoomLimits().messagesPerSecond, burst: Double = RoomLimits().burst, maxKeys: Int = 10_000) {
+        table = RateTable(perSecond: perSecond, burst: burst, maxKeys: maxKeys)
     }
 
-    init(perSecond: Double = RoomLimits().messagesPerSecond, burst: Double = RoomLimits().burst, maxKeys: Int = 10_000) {
-        self.perSecond = perSecond
-        self.burst = burst
-        self.maxKeys = max(1, maxKeys)
-    }
+    var perSecond: Double { table.perSecond }
 
     /// Buckets held now (for the tests and the metric).
-    var count: Int { buckets.count }
+    var count: Int { table.count }
 
-    /// Takes `cost` from `key`'s bucket at `now`: `nil` when it had that much,
-    /// else the whole seconds until it will (the `Retry-After`); a refused
-    /// request takes nothing.
+    /// Takes `cost` from `key`'s bucket at `now`: `nil` when it had that much
+    /// (at most the whole bucket is asked for), else the whole seconds until
+    /// it will (the `Retry-After`); a refused request takes nothing.
     mutating func take(_ key: String, cost: Cost, at now: Moment) -> Int? {
         guard perSecond > 0 else { return nil } // --http-rate 0: no limit
-        var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
-        if buckets[key] == nil, buckets.count >= maxKeys { evict(at: now) }
-        if now > bucket.updated {
-            bucket.tokens = min(burst, bucket.tokens + now.seconds(since: bucket.updated) * perSecond)
-            bucket.updated = now
-        }
-        let needed = min(cost.rawValue, burst)
-        guard bucket.tokens >= needed else {
-            buckets[key] = bucket
-            return max(1, Int(((needed - bucket.tokens) / perSecond).rounded(.up)))
-        }
-        bucket.tokens -= needed
-        buckets[key] = bucket
-        return nil
-    }
-
-    /// Makes room for new keys: every bucket that has refilled (its client has
-    /// been quiet long enough to be a newcomer again) goes; if that frees less
-    /// than a quarter, the longest unused go too, down to three quarters.
-    private mutating func evict(at now: Moment) {
-        let full = burst / perSecond
-        buckets = buckets.filter { now.seconds(since: $0.value.updated) < full }
-        let target = maxKeys * 3 / 4
-        guard buckets.count > target else { return }
-        let oldest = buckets.sorted { $0.value.updated < $1.value.updated }.prefix(buckets.count - target)
-        for (key, _) in oldest { buckets[key] = nil }
+        let lacking = table.take(key, cost: min(cost.rawValue, table.burst), at: now)
+        guard lacking > 0 else { return nil }
+        return max(1, Int((lacking / perSecond).rounded(.up)))
     }
 }
 

@@ -1,9 +1,10 @@
 import TandemCore
 
-/// Token buckets by key (a sender's address, a room), bounded in number: a
-/// key not seen since its bucket refilled is forgotten first, so a flood of
-/// new keys (spoofed UDP sources) costs a bounded table. A pure value: the
-/// caller passes the time.
+/// Token buckets by key (an OSC sender's address, a room, an HTTP token),
+/// bounded in number: a key not seen since its bucket refilled is forgotten
+/// first, so a flood of new keys (spoofed UDP sources) costs a bounded table.
+/// The OSC bridge's limits and the HTTP API's budget (`HTTPBudget`). A pure
+/// value: the caller passes the time.
 struct RateTable {
     /// Tokens added per second and held at most, per key.
     let perSecond: Double
@@ -22,19 +23,25 @@ struct RateTable {
 
     /// Takes one token from `key`'s bucket at `now`; `false` (nothing taken) when it is empty.
     mutating func take(_ key: String, at now: Moment) -> Bool {
+        take(key, cost: 1, at: now) == 0
+    }
+
+    /// Takes `cost` tokens from `key`'s bucket at `now`: 0 when it had them,
+    /// else how many it lacked (nothing is taken).
+    mutating func take(_ key: String, cost: Double, at now: Moment) -> Double {
         var bucket = buckets[key] ?? (burst, now)
         if buckets[key] == nil, buckets.count >= maxKeys { evict(at: now) }
         if now > bucket.updated {
             bucket.tokens = min(burst, bucket.tokens + now.seconds(since: bucket.updated) * perSecond)
             bucket.updated = now
         }
-        guard bucket.tokens >= 1 else {
+        guard bucket.tokens >= cost else {
             buckets[key] = bucket
-            return false
+            return cost - bucket.tokens
         }
-        bucket.tokens -= 1
+        bucket.tokens -= cost
         buckets[key] = bucket
-        return true
+        return 0
     }
 
     /// Forgets the refilled buckets; if that frees less than a quarter, the longest unused too.
