@@ -114,19 +114,7 @@ extension ClusterRooms: TimelineSource {
     private func logEntries(_ room: String, from: Int, to: Int, count: Int, _ operation: String) throws -> [StoredCommit] {
         let reply = try call([Array("XRANGE".utf8), Array(ClusterKeys.log(room).utf8), Array("\(from)-0".utf8), Array(String(to).utf8),
                               Array("COUNT".utf8), Array(String(count).utf8)], operation)
-        var commits: [StoredCommit] = []
-        for entry in reply.elements ?? [] {
-            guard let parts = entry.elements, parts.count == 2, let entryID = parts[0].string,
-                  let revision = Int(entryID.split(separator: "-").first ?? "") else { continue }
-            let fields = parts[1].fields
-            guard let control = fields["control"].map({ String(decoding: $0, as: UTF8.self) }),
-                  let state = fields["state"].flatMap({ StateCodec.decode($0) }) else { continue }
-            commits.append(StoredCommit(room: room, revision: revision, control: control, state: state,
-                                        client: fields["client"].map { String(decoding: $0, as: UTF8.self) } ?? "",
-                                        name: fields["name"].map { String(decoding: $0, as: UTF8.self) } ?? "",
-                                        time: fields["time"].flatMap { Int64(String(decoding: $0, as: UTF8.self)) } ?? 0))
-        }
-        return commits
+        return (reply.elements ?? []).compactMap { Self.commit($0, room: room) }
     }
 
     /// KEYS: log, snapshots. ARGV: marks, replay cap. Returns `{first, last,

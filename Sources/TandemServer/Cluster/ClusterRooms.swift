@@ -104,18 +104,25 @@ struct ClusterRooms {
         let reply = try call(["XRANGE", ClusterKeys.log(id), "\(since + 1)-0", "+", "COUNT", "\(limit + 64)"], operation)
         var commits: [StoredCommit] = []
         for entry in reply.elements ?? [] {
-            guard let parts = entry.elements, parts.count == 2, let entryID = parts[0].string,
-                  let revision = Int(entryID.split(separator: "-").first ?? "") else { continue }
-            let fields = parts[1].fields
-            guard let control = fields["control"].map({ String(decoding: $0, as: UTF8.self) }),
-                  let state = fields["state"].flatMap({ StateCodec.decode($0) }) else { continue }
-            if commits.count >= limit, commits.last?.revision != revision { break }
-            commits.append(StoredCommit(room: id, revision: revision, control: control, state: state,
-                                        client: fields["client"].map { String(decoding: $0, as: UTF8.self) } ?? "",
-                                        name: fields["name"].map { String(decoding: $0, as: UTF8.self) } ?? "",
-                                        time: fields["time"].flatMap { Int64(String(decoding: $0, as: UTF8.self)) } ?? 0))
+            guard let commit = Self.commit(entry, room: id) else { continue }
+            if commits.count >= limit, commits.last?.revision != commit.revision { break }
+            commits.append(commit)
         }
         return commits
+    }
+
+    /// One entry of a room's log stream (`XRANGE`'s `[id, [field, value…]]`)
+    /// as the commit it records; `nil` for one that is not a commit's.
+    static func commit(_ entry: RedisReply, room: String) -> StoredCommit? {
+        guard let parts = entry.elements, parts.count == 2, let entryID = parts[0].string,
+              let revision = Int(entryID.split(separator: "-").first ?? "") else { return nil }
+        let fields = parts[1].fields
+        guard let control = fields["control"].map({ String(decoding: $0, as: UTF8.self) }),
+              let state = fields["state"].flatMap({ StateCodec.decode($0) }) else { return nil }
+        return StoredCommit(room: room, revision: revision, control: control, state: state,
+                            client: fields["client"].map { String(decoding: $0, as: UTF8.self) } ?? "",
+                            name: fields["name"].map { String(decoding: $0, as: UTF8.self) } ?? "",
+                            time: fields["time"].flatMap { Int64(String(decoding: $0, as: UTF8.self)) } ?? 0)
     }
 
     private func call(_ args: [String], _ operation: String) throws(ClusterStoreError) -> RedisReply {
