@@ -156,8 +156,7 @@ extension Server {
         let parts = exchange.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         switch (exchange.method, parts.first) {
         case (.get, "healthz") where parts.count == 1:
-            if stopping != nil { return .text(503, "shutting down\n") }
-            if let cluster, !cluster.up { return .text(503, "redis unavailable: \(cluster.downReason ?? "connecting")\n") }
+            if let problem = healthProblem() { return .text(503, "\(problem)\n") } // Server+Health.swift
             return .text(200, "ok\n")
         case (.get, "metrics") where parts.count == 1:
             let members = rooms.values.reduce(0) { $0 + ($1.room.mode == .view ? $1.room.localMemberCount : $1.room.memberCount) }
