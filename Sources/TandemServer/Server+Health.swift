@@ -4,6 +4,7 @@ extension Server {
     func healthProblem() -> String? {
         if stopping != nil { return "shutting down" }
         if let problem = clusterHealthProblem() { return problem } // Server+ClusterHealth.swift
+        if let problem = storageHealthProblem() { return problem } // Server+Durability.swift
         return nil
     }
 }

@@ -118,8 +118,7 @@ extension Server {
         do {
             try presetStore?.storePreset(preset, room: id)
         } catch {
-            log.error("\(error)")
-            return .failure(.unwritable)
+            return .failure(unstoredPreset(error))
         }
         let created = book.preset(named: name) == nil
         book.save(preset)
@@ -138,8 +137,7 @@ extension Server {
             do {
                 try presetStore?.renameStoredPreset(name, to: to, room: id)
             } catch {
-                log.error("\(error)")
-                return .failure(.unwritable)
+                return .failure(unstoredPreset(error))
             }
             book.rename(name, to: to)
             presetBooks[id] = book
@@ -157,8 +155,7 @@ extension Server {
         do {
             try presetStore?.deleteStoredPreset(name, room: id)
         } catch {
-            log.error("\(error)")
-            return .failure(.unwritable)
+            return .failure(unstoredPreset(error))
         }
         book.delete(name)
         presetBooks[id] = book
@@ -354,6 +351,7 @@ extension Server {
         }
         let (effects, refused) = commitAsAPI(recallMessage(preset, seq: 1), in: host)
         if let refused { return refused }
+        if let unstored = unstoredAnswer() { return unstored } // the disk did not take it (Server+Durability.swift)
         let changed = effects.compactMap { if case let .commit(c) = $0 { JSON.string(c.control) } else { nil } }
         connectionLine("preset", "preset '\(name)' recalled in room \(host.room.id) over HTTP: \(changed.count) control(s) at rev \(host.room.revision)")
         return .json(200, JSON.object([
@@ -363,10 +361,30 @@ extension Server {
         ]).bytes)
     }
 
-    /// 404 for an unknown preset, 409 for a name taken or the room full, 500 when storage failed, else 400.
+    /// 404 for an unknown preset, 409 for a name taken or the room full, 503
+    /// when the disk is full or failing (`unstoredPreset`), 500 when storage
+    /// failed otherwise, else 400.
     private func presetAnswer(_ refusal: PresetRefusal) -> HTTPAnswer {
+        if refusal.storage && refusal.code == .unavailable { return .json(503, problem("unavailable", refusal.message)) }
         let status = refusal.storage ? 500 : refusal.code == .unknownPreset ? 404 : refusal.conflict ? 409 : 400
         return .json(status, problem(refusal.storage ? "storage" : refusal.code.rawValue, refusal.message))
+    }
+
+    /// The refusal of a preset change the SQLite file did not take: on a full
+    /// or failing disk `unavailable` (a WebSocket reject, HTTP 503) naming the
+    /// cause, and storage is marked unavailable (Server+Durability.swift).
+    private func unstoredPreset(_ error: any Error) -> PresetRefusal {
+        guard let error = error as? StorageError else {
+            log.error("\(error)")
+            return .unwritable
+        }
+        noteStorageError(error)
+        switch error.failure {
+        case .refused, .corrupt: return .unwritable
+        default:
+            storageWatch.rejected(1)
+            return PresetRefusal(.unavailable, Self.unstoredMessage(error.cause), storage: true)
+        }
     }
 
     private func presetMethodNotAllowed(_ allowed: String) -> HTTPAnswer {

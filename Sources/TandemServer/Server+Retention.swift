@@ -12,6 +12,8 @@ struct RetentionPass {
     /// Log rows deleted since start, and passes that ran.
     var pruned = 0
     var passes = 0
+    /// The storage's health, whose metrics follow retention's (Server+Durability.swift).
+    var watch: StorageWatch?
 
     /// Seconds between passes when nothing is behind.
     static let interval = 10.0
@@ -23,7 +25,7 @@ struct RetentionPass {
         var out = PrometheusText()
         out.metric("tandem_history_pruned_total", "counter", "Commit log rows removed by history retention (--history-keep).", [("", pruned)])
         out.metric("tandem_history_prune_passes_total", "counter", "History retention passes run.", [("", passes)])
-        return out.text
+        return out.text + (watch?.exposition() ?? "")
     }
 }
 
@@ -64,7 +66,11 @@ extension Server {
                     break
                 }
             } catch {
-                log.error("history retention: \(error.description)")
+                // Nothing of this room's pass was deleted; a full or failing disk
+                // fails the others alike: the next pass (10 s) tries again.
+                noteStorageError(error)
+                throttled("history-retention-failed", .warn, "history retention: \(error.description) (tried again at the next pass)")
+                break
             }
         }
         if !retention.behind { retention.cursor = 0 }

@@ -32,17 +32,14 @@ extension Server {
             return .json(409, problem("too_many_rooms", "this server serves at most \(config.limits.maxRooms) rooms (--max-rooms); delete one or replace an existing room"))
         }
         if let cluster { return clusterSaveRoom(schema, replacing: old, cluster: cluster) }
-        // Pending commits of this room go to storage under the old schema first.
+        // Pending commits of this room go to storage under the old schema first
+        // (when they cannot be, the room is back at what the file holds: the save is tried all the same).
         writeCommits()
-        if unwritten.contains(where: { $0.room == schema.id }) {
-            return .json(503, problem("storage", "commits of room '\(schema.id)' are waiting to be written; try again"))
-        }
         let room: Room
         do {
             room = try build(schema, replacing: old?.room)
         } catch {
-            log.error(error.description)
-            return .json(500, problem("storage", "the room could not be saved"))
+            return storageAnswer(error) // 503 on a full or failing disk: nothing changed (Server+Durability.swift)
         }
         let host = Self.makeHost(room, config: config)
         rooms[schema.id] = host
@@ -68,14 +65,10 @@ extension Server {
             return .json(403, problem("forbidden", "the built-in room '\(id)' cannot be deleted"))
         }
         writeCommits()
-        if unwritten.contains(where: { $0.room == id }) {
-            return .json(503, problem("storage", "commits of room '\(id)' are waiting to be written; try again"))
-        }
         do {
             try storage?.deleteRoom(id)
         } catch {
-            log.error(error.description)
-            return .json(500, problem("storage", "the room could not be deleted"))
+            return storageAnswer(error)
         }
         retiredRevisions[id] = host.room.revision
         presetBooks[id] = nil // storage forgot them with the room
@@ -121,6 +114,9 @@ extension Server {
     static func makeHost(_ room: Room, config: ServerConfig) -> RoomHost {
         var room = room
         room.limits.presence = config.presenceLimit
+        // With a SQLite file, the room remembers what the file holds of it, to go
+        // back there when a write fails (Server+Durability.swift); a new room's state is in the file.
+        if config.cluster == nil && config.dataPath != ":memory:" { room.markDurable() }
         return RoomHost(room: room)
     }
 }

@@ -161,6 +161,7 @@ extension Server {
         let before = host.room.revision
         let (effects, refused) = commitAsAPI(ClientMessage(seq: 1, .batch(batch)), in: host)
         if let refused { return refused }
+        if let unstored = unstoredAnswer() { return unstored } // the disk did not take it (Server+Durability.swift)
         let changed = effects.reduce(0) { n, effect in if case .commit = effect { n + 1 } else { n } }
         return .json(200, JSON.object([
             JSONMember("restored", .number(Double(revision))),

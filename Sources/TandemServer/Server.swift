@@ -44,7 +44,8 @@ public final class Server {
     var unwritten: [StoredCommit] = []
     /// Rooms whose frames wait for that transaction.
     var withheld: Set<String> = []
-    private var storageFailures = 0
+    /// Whether the file takes writes, and what failed when it does not (Server+Durability.swift).
+    let storageWatch = StorageWatch()
     /// The ids of the built-in rooms, which the admin API does not delete.
     let builtIn: Set<String>
     /// Per room, the room revision at which its schema last changed while this
@@ -58,7 +59,7 @@ public final class Server {
     /// When each room's list was last sent, the lists waiting, the reads under way (PresetFeed.swift).
     var presetFeed = PresetFeed()
     /// History retention between its passes (`--history-keep`, Server+Retention.swift).
-    var retention = RetentionPass()
+    lazy var retention = RetentionPass(watch: storageWatch)
     /// The rate budget of costly HTTP requests (HTTPBudget.swift).
     lazy var httpBudget = HTTPBudget(perSecond: config.limits.httpRate, burst: 2 * config.limits.httpRate)
     /// The API request being routed, while it is (who an HTTP write is in the history).
@@ -351,41 +352,8 @@ public final class Server {
 
     // MARK: storage
 
-    /// Writes this turn's commits in one transaction, then lets the frames that
-    /// carry them go out: nobody is told of a commit a crash could take back.
-    func writeCommits() {
-        guard !unwritten.isEmpty, let storage else { return }
-        do {
-            try storage.append(unwritten)
-            storageFailures = 0
-        } catch {
-            storageFailures += 1
-            if error.code != nil && storageFailures < 100 {
-                // Nothing was written: keep the batch for the next turn.
-                if storageFailures == 1 || storageFailures % 10 == 0 { log.error("\(error.description) (will retry)") }
-                return
-            }
-            // Releasing the frames now would tell clients of commits a restart
-            // forgets. Stop as a crash would: nobody has seen these commits.
-            log.error("\(error.description): cannot write \(unwritten.count) commit(s); stopping so that no unwritten commit is ever acknowledged")
-            exit(70) // EX_SOFTWARE
-        }
-        unwritten.removeAll(keepingCapacity: true)
-        let now = Clock.now()
-        for id in withheld {
-            guard let host = rooms[id] else { continue }
-            host.room.releaseFrames()
-            // Those whose writable callback found the room withholding were
-            // armed for a reason (an ack, a reject, a round): at once.
-            for connection in host.waitingRelease where connection.closing == nil && host.members[connection.client] === connection {
-                arm(connection, at: now)
-            }
-            host.waitingRelease.removeAll()
-            // Everyone else by the fan-out rule.
-            requestFlush(host, at: now)
-        }
-        withheld.removeAll(keepingCapacity: true)
-    }
+    // writeCommits, the rollback of a turn that could not be written, and the
+    // storage's health: Server+Durability.swift.
 
     // MARK: housekeeping
 
@@ -420,6 +388,7 @@ public final class Server {
         closeExpiredSessions(at: now)
         dropFailedConnections(at: now)
         retentionTick(at: now)
+        storageTick(at: now)
         if tandem_signal_received() != 0 { beginShutdown() }
     }
 

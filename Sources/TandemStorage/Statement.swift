@@ -10,6 +10,8 @@ enum SQL: String, CaseIterable {
     case rollback = "ROLLBACK"
 
     case schemaVersion = "SELECT value FROM meta WHERE key = 'schema_version'"
+    /// The smallest write there is: whether the file takes writes (`Storage.probe`).
+    case probe = "INSERT INTO meta(key, value) VALUES('probe', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
 
     /// A new room continues after any history its id already has, so a room
     /// deleted and made again never reuses a revision.

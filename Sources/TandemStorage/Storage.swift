@@ -27,6 +27,8 @@ public final class Storage {
     private var statements: [SQL: Statement] = [:]
     /// Per room, the log rows since its newest timeline snapshot (Storage+Timeline.swift).
     var snapshotTallies: [String: SnapshotTally] = [:]
+    /// The device and inode of the file opened, to tell when it is deleted or replaced (Storage+Health.swift).
+    var opened: FileIdentity?
 
     /// Opens (creating, with its folders, when missing) the database at `path`;
     /// `:memory:` is a private in-memory database. Sets WAL mode, `synchronous`
@@ -48,6 +50,7 @@ public final class Storage {
         do throws(StorageError) {
             try configure()
             try migrate()
+            if path != ":memory:" { opened = FileIdentity(path) }
         } catch {
             close()
             throw error
@@ -200,7 +203,7 @@ public final class Storage {
     public func append(_ commits: [StoredCommit]) throws(StorageError) {
         guard !commits.isEmpty else { return }
         let operation = commits.count == 1 ? "append 1 commit" : "append \(commits.count) commits"
-        try transaction(operation) { () throws(StorageError) in
+        do throws(StorageError) { try transaction(operation) { () throws(StorageError) in
             // Each room's revision and each control's state are written once
             // per batch, at their last value: a live drag commits every move.
             var rooms: [String: Int] = [:]
@@ -252,6 +255,11 @@ public final class Storage {
                     _ = try step(s, operation)
                 }
             }
+        } } catch {
+            // Nothing was written: the timeline's tallies of these rooms are
+            // recounted from the file, since the room may make these revisions again.
+            for commit in commits { snapshotTallies[commit.room] = nil }
+            throw error
         }
     }
 

@@ -71,6 +71,8 @@ extension Room {
 
     /// `perform`, with a refusal turned into a queued reject.
     mutating func performChecked(_ message: ClientMessage, from client: ClientID, at now: Moment, into effects: inout [Effect]) {
+        let before = revision
+        defer { if revision != before { durable?.writers.append(DurablePoint.Writer(client: client, seq: message.seq)) } }
         do {
             try perform(message.operation, from: client, at: now, into: &effects)
         } catch let refusal as Refusal {

@@ -23,6 +23,7 @@ extension Room {
             let control = schema.controls[change.control]
             throw Refusal(.busy, "cannot \(name): '\(control.id)' \(change.thumb.rawValue) is held by \(holder)", holder: holder)
         }
+        keepDurableHistory(of: client)
         members[client]?.history.move(direction, limit: limits.undoDepth)
         // Each control's thumbs go back together; a batch comes back as one revision, as it went.
         let targets = edit.controls.map { c in
@@ -54,6 +55,7 @@ extension Room {
     /// Records `edit` as `client`'s newest, unless it changed nothing.
     mutating func record(_ edit: Edit, by client: ClientID) {
         guard members[client] != nil, edit.changes.contains(where: { $0.before != $0.after }) else { return }
+        keepDurableHistory(of: client)
         members[client]?.history.record(edit, limit: limits.undoDepth)
     }
 

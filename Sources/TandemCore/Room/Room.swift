@@ -56,6 +56,9 @@ public struct Room: Sendable {
     /// A view's announced people served by other nodes: shown to its members,
     /// never given frames, never holding anything back from the log.
     var remotePeers: [ClientID: RemotePeer] = [:]
+    /// What storage last wrote of this room, once the server tracks it
+    /// (`markDurable`, Room+Durable.swift); `nil`: not tracked.
+    var durable: DurablePoint?
 
     /// A room at its controls' initial states, revision 0.
     public init(schema: RoomSchema, limits: RoomLimits = RoomLimits()) {
