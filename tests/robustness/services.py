@@ -529,6 +529,13 @@ class Services:
             out.append(record)
         return out
 
+    def read_final(self, room: str) -> dict:
+        """The room as stored: {"revision", "states": {control: state}, "log": read_log(room)} (HISTORY.md's final)."""
+        fields = self.redis_cmd("HGETALL", f"tandem:{{{room}}}:room", timeout=30) or []
+        values = dict(zip(fields[::2], fields[1::2]))
+        states = {k[2:]: json.loads(v) for k, v in values.items() if k.startswith("s:")}
+        return {"revision": int(values.get("revision") or 0), "states": states, "log": self.read_log(room)}
+
     def describe(self) -> dict:
         return {"hosts": dict(self.hosts.addresses), "primary": self._primary, "binary": str(self.binary),
                 "nodes": {n: p.command() for n, p in self.nodes.items()}, "notes": self.notes}
