@@ -1,0 +1,1 @@
+"""The robustness suite (tests/robustness): workload, faults, history checker."""
