@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import json
 import os
 import signal
 import subprocess
@@ -280,3 +281,129 @@ def test_stop_returns_with_a_node_paused(binary, stack, tmp_path):
     assert unknown and {op["code"] for op in unknown} <= {"timeout", "closed"}, unknown
     assert any(op["process"].startswith("h") for op in unknown), "the open PUT ended unknown"
     assert hist["anomalies"] == []
+
+
+# --------------------------------------------------------------------------
+# The outcome rules against a scripted server (no Tandem): rejects before
+# their ack, cumulative acks, `unknown`, a close with ops unanswered
+# --------------------------------------------------------------------------
+
+
+class ScriptedServer:
+    """A stand-in for a node: welcomes, then per message: seq % 7 == 0 is
+    refused `busy`, seq % 11 == 0 refused `unknown`, any other set, step or
+    drag end commits (a new revision); every third message an update acks the
+    last one, with the latest own change of each control committed since the
+    previous update (conflated, as the server does); after 40 messages the
+    connection is dropped with whatever came since the last ack unanswered."""
+
+    def __init__(self):
+        self.fates: dict[tuple[str, int], str] = {}  # (client, seq) -> busy, unknown, acked, unanswered
+        self.revs: dict[tuple[str, int], int] = {}  # the revision a message committed
+        self.messages: dict[tuple[str, int], dict] = {}
+        self.connections = 0
+        self.rev = 0
+
+    async def handler(self, ws) -> None:
+        self.connections += 1
+        client = f"n9.test.c{self.connections}"
+        await ws.send(json.dumps({"type": "welcome", "client": client, "rev": self.rev, "controls": []}))
+        grids = room_files.grids(room_files.schema(1))
+        since_update: list[int] = []
+        changes: dict[str, dict] = {}
+        count = 0
+        async for text in ws:
+            message = json.loads(text)
+            seq = message["seq"]
+            key = (client, seq)
+            self.messages[key] = message
+            since_update.append(seq)
+            count += 1
+            if seq % 7 == 0 or seq % 11 == 0:
+                code = "busy" if seq % 7 == 0 else "unknown"
+                self.fates[key] = code
+                await ws.send(json.dumps({"type": "reject", "seq": seq, "code": code, "message": "scripted"}))
+            elif message["type"] in ("set", "step") or message.get("phase") == "end":
+                self.rev += 1
+                self.revs[key] = self.rev
+                control = message["control"]
+                if message["type"] == "set":
+                    grid = grids[control]
+                    index = next(i for i in range(grid.size) if grid.wire(i) == message["value"]) \
+                        if control != "tint" else int(message["value"][1:], 16)
+                    state = grid.state(index)
+                else:
+                    state = {"value": self.rev}
+                changes[control] = {"control": control, "state": state, "rev": self.rev, "by": client}
+            if count == 40:
+                for s in since_update:
+                    self.fates.setdefault((client, s), "unanswered")
+                ws.transport.abort()
+                return
+            if count % 3 == 0:
+                for s in since_update:
+                    self.fates.setdefault((client, s), "acked")
+                since_update.clear()
+                await ws.send(json.dumps({"type": "update", "rev": self.rev, "ack": seq,
+                                          "changes": list(changes.values())}))
+                changes.clear()
+
+
+def test_outcomes_against_a_scripted_server():
+    from websockets.asyncio.server import serve
+
+    fake = ScriptedServer()
+
+    async def scenario() -> dict[str, Any]:
+        async with serve(fake.handler, "127.0.0.1", 0, compression=None) as server:
+            port = server.sockets[0].getsockname()[1]
+            w = Workload(WorkloadConfig(seed=21, nodes={"n9": f"http://127.0.0.1:{port}"}, rooms=1,
+                                        ws_writers_per_room=2, http_writers_per_room=0, readers_per_room=1,
+                                        rate_hz=100, stop_grace_s=1, settle_s=0.5))
+            w.room_schemas = {"rb1": room_files.schema(1)}  # no HTTP API here: the room as its file says
+            w._make_clients()
+            task = asyncio.create_task(w.run())
+            deadline = time.monotonic() + RUN_DEADLINE
+            while fake.connections < 7:  # a reader's and three of each writer's
+                assert time.monotonic() < deadline and not task.done(), fake.connections
+                await asyncio.sleep(0.05)
+            await w.stop()
+            await task
+            return await w.history(final={})
+
+    hist = asyncio.run(asyncio.wait_for(scenario(), 55))
+    assert hist["anomalies"] == []
+    ends = [op for op in hist["ops"] if op["type"] != "invoke"]
+    assert len(ends) == len([op for op in hist["ops"] if op["type"] == "invoke"])
+    seen = collections.Counter()
+    for op in ends:
+        seqs = op.get("seqs") or [op["seq"]]
+        client = op["client"]
+        fates = [fake.fates.get((client, s)) for s in seqs]
+        if op["f"] == "drag":
+            begin, last = fates[0], fates[-1]
+            received = (client, seqs[-1]) in fake.messages
+            ended = fake.messages.get((client, seqs[-1]), {}).get("phase") == "end"
+            if begin == "busy":
+                expected = ("fail", "busy")
+            elif not received and (op["type"], op.get("code")) in (("fail", "closed_before_end"), ("info", "closed")):
+                expected = (op["type"], op.get("code"))  # lost in the drop: an end or not, the server never knew
+            elif not ended:
+                expected = ("fail", "closed_before_end")
+            else:
+                expected = {"busy": ("fail", "busy"), "unknown": ("info", "unknown"), "acked": ("ok", None),
+                            "unanswered": ("info", "closed"), None: ("info", "closed")}[last]
+        else:
+            expected = {"busy": ("fail", "busy"), "unknown": ("info", "unknown"), "acked": ("ok", None),
+                        "unanswered": ("info", "closed"), None: ("info", "closed")}[fates[0]]
+        if op.get("code") == "timeout":
+            continue  # in flight when stop() gave up: unknown, whatever the script
+        assert (op["type"], op.get("code")) == expected, (op, fates)
+        seen[expected] += 1
+        if "rev" in op:
+            # A revision the workload attributes to an op is the one the server gave that op.
+            assert fake.revs.get((client, seqs[-1])) == op["rev"], (op, fake.revs.get((client, seqs[-1])))
+            seen["rev"] += 1
+    for outcome in [("ok", None), ("fail", "busy"), ("info", "unknown"), ("info", "closed")]:
+        assert seen[outcome] > 0, seen
+    assert seen["rev"] > 0, seen
