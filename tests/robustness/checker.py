@@ -207,8 +207,17 @@ class OpRec:
     rev: int | None = None
     state: Any = None
     code: Any = None
+    noop: bool | None = None  # the workload's word: True, the op changed nothing; False, it committed
     entry: int | None = None  # the log entry (index) it claimed
     rev_from: str | None = None  # known, state, order
+
+    @property
+    def unsure(self) -> bool:
+        """An acknowledged step or drag whose commit nobody saw: it may have
+        been a no-op (a step at the end, a drag released where it began make
+        no revision), so its entry is neither required nor known to be its own."""
+        return self.type == "ok" and self.f in ("step", "drag") and self.rev is None and self.state is None \
+            and self.noop is not False
 
 
 def pair_ops(events: Iterable[dict]) -> tuple[list[OpRec], list[str]]:
@@ -245,7 +254,7 @@ def _oprec(oid: str, inv: dict, merged: dict, kind: str, end_t: float | None) ->
         client=merged.get("client"), node=merged.get("node"), seq=merged.get("seq"),
         rev=merged.get("rev") if kind == "ok" else None,
         state=merged.get("state") if kind == "ok" else None,
-        code=merged.get("code"),
+        code=merged.get("code"), noop=merged.get("noop"),
     )
 
 
@@ -405,11 +414,19 @@ def _match(r: _Room, ops: list[OpRec], lower: _Lower, out: _Collector) -> dict[s
     # The rest: a maximum matching, acknowledged ops first (they must all
     # match), then infos (at most one entry each); augmenting paths never
     # unmatch an op, only move it.
-    pending = [op for op in ops if op.type == "ok" and op.rev is None] + [op for op in ops if op.type == "info"]
+    # An op the workload knows changed nothing (noop) claims nothing: an
+    # entry that fits it is reported below.
+    pending = [op for op in ops if op.type == "ok" and op.rev is None and not op.unsure and not op.noop] + \
+        [op for op in ops if (op.type == "info" or op.unsure) and not op.noop]
     cands = [_candidates(r, op, lower) for op in pending]
     owner: dict[int, int] = {}
+    unconfirmed = 0
     for k, op in enumerate(pending):
-        if not _augment(k, cands, owner, fixed) and op.type == "ok":
+        if _augment(k, cands, owner, fixed):
+            continue
+        if op.unsure:
+            unconfirmed += 1
+        elif op.type == "ok":
             what = _short(op.state if op.state is not None else op.value) if (op.state is not None or op.f == "set") else f"a {op.f} after rev {lower.before(op.invoke)}"
             why = "no log entry" if not cands[k] else f"its {len(cands[k])} candidate entries are claimed by other ops"
             out.add(Violation("lost", r.room, f"acknowledged {op.f} {what} by {op.client}: {why}",
@@ -468,7 +485,8 @@ def _match(r: _Room, ops: list[OpRec], lower: _Lower, out: _Collector) -> dict[s
                                control=control))
         else:
             unexplained += 1
-    return {"claimed_entries": len(claims), "foreign_entries": unexplained, "live_drag_entries": live_extra}
+    return {"claimed_entries": len(claims), "foreign_entries": unexplained, "live_drag_entries": live_extra,
+            "gestures_unconfirmed": unconfirmed}
 
 
 # ---------------------------------------------------------------- 2. the log itself
@@ -519,7 +537,9 @@ class _Read:
     frame: int
 
 
-def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, slack: float) -> tuple[list[_Read], dict]:
+def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, slack: float,
+                  opened: dict[tuple, float]) -> tuple[list[_Read], dict]:
+    """Frames against the log; the reads they make. `opened`: (process, conn) -> when the connection was opened."""
     reads: list[_Read] = []
     conn_rev: dict[tuple, int] = {}
     conn_control: dict[tuple, int] = {}
@@ -551,7 +571,7 @@ def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, sla
             if r.revision is not None and rev > r.revision:
                 out.add(Violation("phantom_read", r.room, f"{proc} saw rev {rev}, the final revision is {r.revision}", frames=[fi], t=t))
         if kind == "welcome" or key not in conn_last_t:
-            invoke = fr.get("opened")
+            invoke = fr.get("opened", opened.get(key))
             if invoke is None:
                 invoke = proc_last_t.get(proc, 0.0)
         else:
@@ -636,7 +656,7 @@ def _linearize(r: _Room, ops: list[OpRec], reads: list[_Read], budget: int, out:
         rev = e.get("rev", 0)
         if op is None:
             w = lin.Op("w", rev, 0.0, None, id=f"log@{rev}")
-        elif op.type == "ok" and op.end is not None:
+        elif op.type == "ok" and op.end is not None and not op.unsure:
             w = lin.Op("w", rev, op.invoke, max(op.end, op.invoke), id=op.id)
         else:
             w = lin.Op("w", rev, op.invoke, None, id=op.id)
@@ -684,7 +704,7 @@ def _linearize(r: _Room, ops: list[OpRec], reads: list[_Read], budget: int, out:
 def _real_time_order(r: _Room, ops: list[OpRec], out: _Collector) -> None:
     """Across the room: an op acknowledged before another was invoked commits at a lower revision."""
     placed = [op for op in ops if op.entry is not None]
-    done = sorted((op for op in placed if op.end is not None), key=lambda o: o.end)
+    done = sorted((op for op in placed if op.end is not None and not op.unsure), key=lambda o: o.end)
     k = 0
     best: OpRec | None = None
     best_rev = -1
@@ -707,8 +727,9 @@ def _real_time_order(r: _Room, ops: list[OpRec], out: _Collector) -> None:
 def _convergence(history: dict, rooms: dict[str, _Room], ops: list[OpRec], bound: float, out: _Collector) -> dict:
     faults = history.get("faults") or []
     fault_end = max((float(f.get("end") or f.get("start") or 0) for f in faults), default=0.0)
-    times = [o.invoke for o in ops] + [o.end for o in ops if o.end is not None]
-    writes_stop = max(times, default=0.0)
+    times = [o.invoke for o in ops] + [o.end for o in ops if o.end is not None and o.type == "ok"]
+    stop = (history.get("stop") or {}).get("started")
+    writes_stop = max(times + ([float(stop)] if stop is not None else []), default=0.0)
     heal = max(fault_end, writes_stop)
     worst = 0.0
     checked = 0
@@ -786,6 +807,10 @@ def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 
     ops_by_room: dict[str, list[OpRec]] = defaultdict(list)
     for op in ops:
         ops_by_room[op.room].append(op)
+    # When each reader connection was opened (the workload's `connections`):
+    # a welcome's read window starts there.
+    opened = {(c.get("process"), c.get("conn")): float(c["t_open"]) for c in history.get("connections") or []
+              if c.get("conn") is not None and c.get("t_open") is not None}
 
     result = Result()
     for rid, r in rooms.items():
@@ -797,7 +822,7 @@ def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 
         lower = _Lower(points)
         _check_log(r, out)
         match_stats = _match(r, rops, lower, out)
-        rds, frame_stats = _check_frames(r, frames_by_room.get(rid, []), out, read_slack)
+        rds, frame_stats = _check_frames(r, frames_by_room.get(rid, []), out, read_slack, opened)
         parts = _linearize(r, rops, rds if reads else [], step_budget, out)
         _real_time_order(r, rops, out)
         result.partitions.extend(parts)

@@ -41,7 +41,7 @@ class H:
                   "reads_after_heal": []}
 
     def op(self, oid, t0, end, t1=None, *, f="set", value=None, control="gain", process=None, client=None,
-           rev=None, state=None, code=None):
+           rev=None, state=None, code=None, **extra):
         process = process or oid.split(":")[0]
         client = client or f"n1.x.{process}"
         self.h["ops"].append({"process": process, "id": oid, "type": "invoke", "t": t0, "room": "r1", "control": control,
@@ -55,6 +55,7 @@ class H:
                 ev["state"] = state
             if code is not None:
                 ev["code"] = code
+            ev.update(extra)
             self.h["ops"].append(ev)
         return self
 
@@ -293,8 +294,37 @@ def test_steps_are_matched_in_send_order():
     h.commit(1, {"index": 3, "value": 80}, control="size").commit(2, {"index": 4, "value": 100}, control="size")
     r = h.check()
     assert r.valid, [str(x) for x in r.violations]
-    h.op("w1:3", 3.0, "ok", 3.1, f="step", value={"by": 1}, control="size")  # acked, no entry left
-    assert kinds(h.check()) == {"lost"}
+    # acked with no commit seen and none left: a step at the end makes no revision
+    h.op("w1:3", 3.0, "ok", 3.1, f="step", value={"by": 1}, control="size")
+    r = h.check()
+    assert r.valid and r.rooms["r1"].stats["gestures_unconfirmed"] == 1
+    # … unless the workload knows each step committed
+    h2 = copy.deepcopy(h)
+    for ev in h2.h["ops"]:
+        if ev["type"] == "ok":
+            ev["noop"] = False
+    assert kinds(h2.check()) == {"lost"}
+
+
+def test_step_known_to_change_nothing_yet_in_the_log():
+    h = H()
+    h.op("w1:1", 1.0, "ok", 1.1, f="step", value={"by": 1}, control="size", noop=True)
+    assert h.check().valid
+    h.commit(1, {"index": 3, "value": 80}, control="size")
+    assert kinds(h.check()) == {"phantom_write"}
+
+
+def test_unconfirmed_gesture_commits_anywhere_after_its_invoke():
+    """Two steps, only the second committed: the entry is not pinned to the first one's window."""
+    h = H()
+    h.welcome("r1", 1, 0.1, 0, INITIAL)
+    h.op("w1:1", 1.0, "ok", 1.1, f="step", value={"by": 5}, control="size")  # at the end: no revision
+    h.frame("r1", 1, 2.0, 0, [("gain", v(0.5), 0)])
+    h.frame("r1", 1, 2.5, 0, [("size", {"index": 2, "value": 60}, 0)])  # still the initial state at 2.5
+    h.op("w1:2", 3.0, "ok", 3.1, f="step", value={"by": -1}, control="size")
+    h.commit(1, {"index": 1, "value": 40}, control="size")
+    r = h.check()
+    assert r.valid, [str(x) for x in r.violations]
 
 
 # ------------------------------------------------------------ invariants and convergence
