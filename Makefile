@@ -27,13 +27,15 @@ TEST_PKGS += node-ws
 RUN_PKGS  += libhiredis-dev
 TEST_PKGS += redis-server haproxy
 CLUSTER_PKGS := redis-server haproxy
+# The robustness suite (tests/robustness/): Sentinel for failovers, libfaketime for clock jumps.
+TEST_PKGS += faketime redis-sentinel
 # The OSC bridge (--osc-send, --osc-listen): liblo to build; its oscsend/oscdump to try it (docs/osc.md).
 RUN_PKGS  += liblo-dev
 TEST_PKGS += liblo-tools
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps test-deps venv build release run check test test-swift test-web test-python test-cluster-protocol test-client-python test-client-js test-e2e check-compose clean bench autobahn fuzz fuzz-build test-fuzz cluster bench-cluster bench-osc
+.PHONY: all deps test-deps venv build release run check test test-swift test-web test-python test-cluster-protocol test-client-python test-client-js test-e2e check-compose clean bench robustness test-robustness autobahn fuzz fuzz-build test-fuzz cluster bench-cluster bench-osc
 
 all: build
 
@@ -90,7 +92,25 @@ check:
 	$(SWIFT) test --skip-build --skip '$(CHECK_SKIP)'
 	node --test web/test/
 
-test: test-deps venv test-swift test-web test-python test-cluster-protocol test-client-python test-client-js test-e2e check-compose test-fuzz
+test: test-deps venv test-swift test-web test-python test-cluster-protocol test-client-python test-client-js test-e2e check-compose test-fuzz test-robustness
+
+# The robustness suite (tests/robustness/, root only: network namespaces, iptables):
+# Redis (with replicas and Sentinels if asked) and three Tandem nodes on hosts of their own, a
+# workload of writers and readers, a seeded schedule of faults (kills, pauses,
+# partitions, Redis kills, failovers, clock jumps, slow links), then the checker.
+# A run with a violation keeps its folder in robustness-runs/ and exits 1.
+# Options: make robustness SEED=7 MINUTES=30 ARGS="--sentinel --kinds kill-owner,failover".
+SEED    ?= 1
+MINUTES ?= 10
+robustness: venv
+	$(SWIFT) build --product tandem
+	$(VENV)/bin/python -m tests.robustness.run --seed $(SEED) --minutes $(MINUTES) $(ARGS)
+
+# Part of `make test`: the hosts, the partition scenario and a short seeded run
+# (skipped when not root or without ip netns).
+test-robustness: venv
+	$(SWIFT) build --product tandem
+	$(VENV)/bin/python -m pytest -q tests/robustness
 
 # Unit tests of the core and the wire, and Swift integration tests against the
 # real server: plain `swift test`, every suite in one process.
