@@ -21,6 +21,8 @@ public final class RedisBlocking {
     public let url: RedisURL
     private let timeout: Double
     private var context: UnsafeMutablePointer<redisContext>?
+    /// Where `context` is connected.
+    private var connectedTo: RedisRoute.Address?
 
     /// Connects (and authenticates, and selects the database) at once.
     public init(url: RedisURL, timeout: Double) throws(RedisError) {
@@ -36,14 +38,24 @@ public final class RedisBlocking {
     private func connect() throws(RedisError) {
         if let context { redisFree(context) }
         context = nil
+        connectedTo = nil
+        // The URL's host and port, or the primary its route names now (RedisRoute.swift).
+        let target: RedisRoute.Address
+        if let route = url.route {
+            guard let primary = route.primary else { throw RedisError("no primary known: \(route.unknownReason)") }
+            target = primary
+        } else {
+            target = RedisRoute.Address(host: url.host, port: url.port)
+        }
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
-        guard let made = redisConnectWithTimeout(url.host, Int32(url.port), tv) else {
+        guard let made = redisConnectWithTimeout(target.host, Int32(target.port), tv) else {
             throw RedisError("cannot allocate a connection to \(url)")
         }
         if made.pointee.err != 0 {
             let reason = Self.errstr(made)
             redisFree(made)
-            throw RedisError("cannot connect to \(url.host):\(url.port): \(reason)")
+            url.route?.doubt("store: cannot connect to \(target)")
+            throw RedisError("cannot connect to \(target): \(reason)")
         }
         redisSetTimeout(made, tv)
         tv = timeval(tv_sec: 0, tv_usec: 0)
@@ -56,18 +68,36 @@ public final class RedisBlocking {
             let reply = try raw(["SELECT", String(url.db)].map { Array($0.utf8) })
             if case let .error(text) = reply { throw RedisError("SELECT \(url.db) failed: \(text)") }
         }
+        if url.route?.confirmsPrimary == true, let problem = RedisRoute.notPrimary(try raw([Array("ROLE".utf8)])) {
+            if let context { redisFree(context) }
+            context = nil
+            url.route?.doubt("store: \(target) is \(problem)")
+            throw RedisError("\(target): \(problem)")
+        }
+        connectedTo = target
     }
 
     /// One command and its reply (an error reply is returned, not thrown);
     /// throws when the connection failed, after one attempt to reconnect.
+    ///
+    /// With a route: a connection to a former primary is replaced before the call, and
+    /// a `READONLY` answer (the server became a replica) makes the route doubt its
+    /// primary, and the call is made once more on a new connection.
     public func command(_ args: [[UInt8]]) throws(RedisError) -> RedisReply {
-        if context == nil { try connect() }
+        if context == nil || (url.route.map { $0.primary != connectedTo } ?? false) { try connect() }
+        let reply: RedisReply
         do {
-            return try raw(args)
+            reply = try raw(args)
         } catch {
             try connect()
             return try raw(args)
         }
+        if let route = url.route, route.confirmsPrimary, let message = reply.errorMessage, message.hasPrefix("READONLY") {
+            route.doubt("store: \(connectedTo.map(\.description) ?? "redis") answered READONLY")
+            try connect()
+            return try raw(args)
+        }
+        return reply
     }
 
     private func raw(_ args: [[UInt8]]) throws(RedisError) -> RedisReply {
@@ -91,7 +121,7 @@ public final class RedisBlocking {
             let reason = Self.errstr(context)
             redisFree(context)
             self.context = nil
-            throw RedisError("redis \(url.host):\(url.port): \(reason)")
+            throw RedisError("redis \(connectedTo.map(\.description) ?? url.description): \(reason)")
         }
         defer { freeReplyObject(reply) }
         return RedisReply(reply.assumingMemoryBound(to: redisReply.self))

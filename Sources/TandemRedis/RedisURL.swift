@@ -27,17 +27,58 @@ public enum RedisURLError: Error, Sendable, Hashable, CustomStringConvertible {
 /// percent-encoded (`%40` for `@`); an IPv6 host goes in brackets (`[::1]`).
 /// Redis 6 ACL user names, TLS (`rediss://`), Unix sockets and query options
 /// are refused with a message that says so.
+///
+/// With a `route` (RedisRoute.swift), connections go where the route says (with
+/// Sentinel: the primary it names) and `host` and `port` are not used; the URL
+/// then gives only the password and the database.
 public struct RedisURL: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
     public var db: Int
     public var password: String?
+    /// Where connections go instead of `host:port` (compared by identity).
+    public var route: RedisRoute?
 
     public init(host: String, port: Int = 6379, db: Int = 0, password: String? = nil) {
         self.host = host
         self.port = port
         self.db = db
         self.password = password
+    }
+
+    public static func == (a: RedisURL, b: RedisURL) -> Bool {
+        a.host == b.host && a.port == b.port && a.db == b.db && a.password == b.password && a.route === b.route
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(host)
+        hasher.combine(port)
+        hasher.combine(db)
+        hasher.combine(password)
+        hasher.combine(route.map(ObjectIdentifier.init))
+    }
+
+    /// `text` may leave the host out (`redis://:password@/2`, `redis:///2`) when
+    /// `hostOptional`: with Sentinel the URL gives only the password and the database.
+    public init(parsing text: String, hostOptional: Bool) throws(RedisURLError) {
+        if hostOptional, let rest = Self.hostless(text) {
+            try self.init(parsing: "redis://\(rest.auth)placeholder\(rest.path)")
+            host = ""
+            port = 0
+            return
+        }
+        try self.init(parsing: text)
+    }
+
+    /// `redis://[:pw@]` directly followed by `/db` or the end: the auth part and the path.
+    private static func hostless(_ text: String) -> (auth: Substring, path: Substring)? {
+        guard text.lowercased().hasPrefix("redis://") else { return nil }
+        let rest = text.dropFirst("redis://".count)
+        let hostStart = rest.lastIndex(of: "@").map { rest.index(after: $0) } ?? rest.startIndex
+        let auth = rest[..<hostStart]
+        let after = rest[hostStart...]
+        guard after.isEmpty || after.hasPrefix("/") else { return nil }
+        return (auth, after)
     }
 
     public init(parsing text: String) throws(RedisURLError) {
@@ -128,9 +169,13 @@ public struct RedisURL: Sendable, Hashable, CustomStringConvertible {
         self.init(host: String(host), port: port, db: db, password: password)
     }
 
-    /// The URL, the password shown as `***`.
+    /// The URL, the password shown as `***`. With Sentinel:
+    /// `redis-sentinel://[:***@]SENTINEL,SENTINEL…/MASTER/DB`.
     public var description: String {
         let auth = password == nil ? "" : ":***@"
+        if let route, case let .sentinel(master, sentinels) = route.kind {
+            return "redis-sentinel://\(auth)\(sentinels.map(\.description).joined(separator: ","))/\(master)/\(db)"
+        }
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "redis://\(auth)\(shownHost):\(port)/\(db)"
     }

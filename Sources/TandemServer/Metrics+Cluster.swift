@@ -14,6 +14,23 @@ struct ClusterMetrics {
     /// Leases taken and lost (stepped down).
     var ownershipGained = 0
     var ownershipLost = 0
+    /// The delivery probe (Server+DeliveryProbe.swift): whether it is stalled now, stalls
+    /// seen, and the last round trip (seconds).
+    var deliveryStalled = false
+    var deliveryStalls = 0
+    var probeRoundTrip: Double?
+    /// With `--redis-sentinel`: the master name, its primary (`nil` while none is known),
+    /// failovers followed and lookups no Sentinel answered.
+    var sentinelMaster: String?
+    var primary: String?
+    var failovers = 0
+    var sentinelLookupFailures = 0
+    /// Step-downs because no renewal of the lease was granted in time.
+    var leaseUnsure = 0
+    /// Members' messages unanswered by the owner for 5 s, answered `unknown` by this node.
+    var answersOverdue = 0
+    /// `WAIT`s (`--redis-replicas`) that came back with fewer replicas than asked.
+    var replicaWaitsShort = 0
 
     func exposition(redisUp: Bool, owned: Int, following: Int) -> String {
         var out = PrometheusText()
@@ -34,6 +51,49 @@ struct ClusterMetrics {
         out.metric("tandem_cluster_ownership_gained_total", "counter", "Room leases this node took.", [("", ownershipGained)])
         out.metric("tandem_cluster_ownership_lost_total", "counter",
                    "Room leases this node lost (fenced, Redis gone, renewal failed) and stepped down from.", [("", ownershipLost)])
+        out.metric("tandem_cluster_lease_unsure_total", "counter",
+                   "Step-downs because no renewal of a room's lease was granted in time (Redis cut off, slow, or this process paused).",
+                   [("", leaseUnsure)])
+        out.metric("tandem_cluster_answers_overdue_total", "counter",
+                   "Relayed messages the owner did not answer in 5 s, answered 'unknown' by this node.", [("", answersOverdue)])
+        out.metric("tandem_cluster_replica_waits_short_total", "counter",
+                   "Turns or leases that fewer replicas than --redis-replicas confirmed in time (the owner stepped down).",
+                   [("", replicaWaitsShort)])
+        out.metric("tandem_cluster_delivery_stalled", "gauge",
+                   "Whether this node's delivery probe is stalled: a probe published 3 s ago or more was not heard back.",
+                   [("", deliveryStalled ? 1 : 0)])
+        out.metric("tandem_cluster_delivery_stalls_total", "counter", "Delivery stalls the probe noticed (each reconnects the subscriber).",
+                   [("", deliveryStalls)])
+        out.text += "# HELP tandem_cluster_delivery_probe_seconds The delivery probe's last round trip, publish to receipt.\n"
+            + "# TYPE tandem_cluster_delivery_probe_seconds gauge\ntandem_cluster_delivery_probe_seconds \(probeRoundTrip ?? 0)\n"
+        if let sentinelMaster {
+            let master = Self.label(sentinelMaster)
+            out.metric("tandem_redis_primary_known", "gauge", "Whether a Sentinel named the primary of the master.",
+                       [("{master=\"\(master)\"}", primary == nil ? 0 : 1)])
+            out.metric("tandem_redis_primary_info", "gauge", "The primary this node's connections go to (1 for the current address).",
+                       primary.map { [("{master=\"\(master)\",address=\"\(Self.label($0))\"}", 1)] } ?? [])
+            out.metric("tandem_redis_failovers_total", "counter", "Changes of primary this node followed (Sentinel failovers).",
+                       [("{master=\"\(master)\"}", failovers)])
+            out.metric("tandem_redis_sentinel_lookup_failures_total", "counter", "Lookups of the primary that no Sentinel answered.",
+                       [("{master=\"\(master)\"}", sentinelLookupFailures)])
+        }
         return out.text
+    }
+
+    private static func label(_ text: String) -> String {
+        text.replacingBackslashesAndQuotes
+    }
+}
+
+extension String {
+    /// A Prometheus label value: `\` and `"` escaped.
+    fileprivate var replacingBackslashesAndQuotes: String {
+        var out = ""
+        for c in self {
+            if c == "\\" || c == "\"" { out.append("\\") }
+            if c == "\n" { out.append("\\n"); continue }
+            out.append(c)
+        }
+        return out
     }
 }

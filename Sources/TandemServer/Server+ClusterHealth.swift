@@ -1,8 +1,15 @@
 /// The cluster's part of `/healthz` (docs/scale-out.md).
 extension Server {
-    /// Why this node cannot serve its cluster's rooms, or `nil` (also on a single node).
+    /// Why this node cannot serve its cluster's rooms, or `nil` (also on a single node):
+    /// no primary known (Sentinel), a connection down, or delivery stalled (the probe,
+    /// Server+DeliveryProbe.swift).
     func clusterHealthProblem() -> String? {
-        if let cluster, !cluster.up { return "redis unavailable: \(cluster.downReason ?? "connecting")" }
+        guard let cluster else { return nil }
+        if let route = cluster.url.route, let master = route.master, route.primary == nil {
+            return "redis: no primary known for '\(master)': \(route.unknownReason)"
+        }
+        if !cluster.up { return "redis unavailable: \(cluster.downReason ?? "connecting")" }
+        if let problem = cluster.probe.problem { return problem }
         return nil
     }
 }

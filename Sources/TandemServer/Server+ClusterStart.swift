@@ -5,12 +5,41 @@ import TandemRedis
 extension Server {
     /// The blocking connection of a cluster node's store, opened once at
     /// start: it seeds and reads the rooms, then serves the `Cluster`.
+    ///
+    /// With `--redis-sentinel` the Sentinels are asked for the primary first (each
+    /// in turn, 1 s each) and the URL gets a Sentinel route: every connection goes
+    /// to the primary they name and checks `ROLE` (`RedisSentinel` follows failovers
+    /// once the loop runs). Otherwise the route is the URL's fixed host, so that the
+    /// delivery probe can reconnect a connection.
     static func openClusterStore(_ settings: ClusterSettings) throws(ServerError) -> (url: RedisURL, store: ClusterRooms) {
-        let url: RedisURL
-        do {
-            url = try RedisURL(parsing: settings.redisURL)
-        } catch {
-            throw ServerError(description: "--redis: \(error)")
+        var url: RedisURL
+        if let sentinels = settings.redisSentinels, let master = settings.redisMaster {
+            do {
+                url = settings.redisURL.isEmpty ? RedisURL(host: "", port: 0) : try RedisURL(parsing: settings.redisURL, hostOptional: true)
+            } catch {
+                throw ServerError(description: "--redis: \(error)")
+            }
+            guard url.host.isEmpty else {
+                throw ServerError(description: "--redis: \(ClusterSettings.sentinelURLProblem(settings.redisURL) ?? "no host with --redis-sentinel")")
+            }
+            let addresses: [RedisRoute.Address]
+            switch RedisSentinel.parseAddresses(sentinels) {
+            case let .success(parsed): addresses = parsed
+            case let .failure(error): throw ServerError(description: "--redis-sentinel: \(error)")
+            }
+            url.route = RedisRoute(.sentinel(master: master, sentinels: addresses))
+            do {
+                try RedisSentinel.lookup(url.route!)
+            } catch {
+                throw ServerError(description: "--redis-sentinel \(sentinels): \(error)")
+            }
+        } else {
+            do {
+                url = try RedisURL(parsing: settings.redisURL)
+            } catch {
+                throw ServerError(description: "--redis: \(error)")
+            }
+            url.route = RedisRoute(.fixed(RedisRoute.Address(host: url.host, port: url.port)))
         }
         do {
             return (url, ClusterRooms(redis: try RedisBlocking(url: url, timeout: 2)))
@@ -54,6 +83,7 @@ extension Server {
             _ = try? cluster.store.redis.command([Array("EVAL".utf8), Array(ClusterScripts.release.source.utf8), Array("1".utf8),
                                                   Array(ClusterKeys.lease(replica.id).utf8), Array(replica.holder.utf8)])
         }
+        stopClusterWatch(cluster) // Server+DeliveryProbe.swift
         cluster.subscriber.stop()
         cluster.commands.stop()
     }

@@ -23,6 +23,10 @@ final class Cluster {
     let commands: RedisConnection
     let subscriber: RedisSubscriber
     let store: ClusterRooms
+    /// With `--redis-sentinel`: follows the primary (`url.route`) through failovers.
+    let sentinel: RedisSentinel?
+    /// Publishes a probe every second and must hear it back (Server+DeliveryProbe.swift).
+    let probe: DeliveryProbe
     /// Each room's replication, by room id.
     var replicas: [String: RoomReplica] = [:]
     /// Owned rooms whose authority changed this turn.
@@ -83,6 +87,8 @@ final class Cluster {
         apiBase = Int(UInt64.random(in: 1...(1 << 31))) << 21
         commands = RedisConnection(url: url, loop: loop, name: "tandem-\(settings.nodeID)")
         subscriber = RedisSubscriber(url: url, loop: loop, name: "tandem-\(settings.nodeID)-sub")
+        sentinel = url.route.flatMap { $0.confirmsPrimary ? RedisSentinel(route: $0, loop: loop, name: "tandem-\(settings.nodeID)") : nil }
+        probe = DeliveryProbe(node: settings.nodeID, tag: clientPrefix, loop: loop)
     }
 
     /// Whether both connections are up.

@@ -1,0 +1,249 @@
+"""Redis high availability through Sentinel (`--redis-sentinel`, docs/scale-out.md):
+a real primary, one replica and three redis-sentinel processes on free loopback
+ports; two Tandem nodes find the primary through the Sentinels. The primary is
+killed (SIGKILL), Sentinel promotes the replica, and the nodes follow: each logs
+the new primary, /healthz is 200 again, /metrics counts the failover, and writes
+are acknowledged again. The time from the kill to the first acknowledged write
+after it is printed."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from cluster import _read_reply, free_port
+from conftest import _stop_and_check
+from helpers import START_WAIT, WAIT, Client, TandemServer, healthz, open_websocket, wait_until
+
+MASTER = "mymaster"
+DOWN_AFTER_MS = 1000
+
+
+class Process:
+    """A redis-server or redis-sentinel on 127.0.0.1:`port`, its folder and its log."""
+
+    def __init__(self, args: list[str], port: int, folder: Path, log: Path):
+        self.port = port
+        self.folder = folder
+        self.log_path = log
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_until(self.ping, timeout=START_WAIT, what=f"{args[0]} answering on {port} ({self.log()})")
+
+    def log(self) -> str:
+        return self.log_path.read_text()[-3000:] if self.log_path.exists() else ""
+
+    def command(self, *args: str) -> object:
+        import socket
+        with socket.create_connection(("127.0.0.1", self.port), timeout=WAIT) as sock:
+            sock.sendall((f"*{len(args)}\r\n" + "".join(f"${len(a.encode())}\r\n{a}\r\n" for a in args)).encode())
+            return _read_reply(sock.makefile("rb"))
+
+    def ping(self) -> bool:
+        try:
+            return self.command("PING") == "PONG"
+        except (OSError, RuntimeError):
+            return False
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(WAIT)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+def redis_server(folder: Path, *extra: str) -> Process:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    port = free_port()
+    folder = folder / f"redis-{port}"
+    folder.mkdir()
+    log = folder / "redis.log"
+    return Process([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder), "--save", "",
+                    "--appendonly", "yes", "--appendfsync", "always", "--daemonize", "no", "--logfile", str(log), *extra],
+                   port, folder, log)
+
+
+def redis_sentinel(folder: Path, primary_port: int) -> Process:
+    binary = shutil.which("redis-sentinel")
+    if binary is None:
+        pytest.skip("redis-sentinel is not installed (apt-get install redis-sentinel)")
+    port = free_port()
+    folder = folder / f"sentinel-{port}"
+    folder.mkdir()
+    log = folder / "sentinel.log"
+    conf = folder / "sentinel.conf"
+    # Sentinel rewrites its file (the replicas and Sentinels it found, the epoch).
+    conf.write_text(f"""port {port}
+bind 127.0.0.1
+daemonize no
+dir {folder}
+logfile {log}
+sentinel monitor {MASTER} 127.0.0.1 {primary_port} 2
+sentinel down-after-milliseconds {MASTER} {DOWN_AFTER_MS}
+sentinel failover-timeout {MASTER} 10000
+sentinel parallel-syncs {MASTER} 1
+""")
+    return Process([binary, str(conf)], port, folder, log)
+
+
+def fields(flat: list) -> dict:
+    return dict(zip(flat[::2], flat[1::2]))
+
+
+@pytest.fixture
+def ha(tmp_path):
+    """A primary, a replica in sync, three Sentinels that agree on both; all stopped at the end."""
+    started: list[Process] = []
+    try:
+        primary = redis_server(tmp_path)
+        started.append(primary)
+        replica = redis_server(tmp_path, "--replicaof", "127.0.0.1", str(primary.port))
+        started.append(replica)
+        wait_until(lambda: "master_link_status:up" in str(replica.command("INFO", "replication")),
+                   what="the replica in sync with the primary")
+        sentinels = []
+        for _ in range(3):
+            sentinels.append(redis_sentinel(tmp_path, primary.port))
+            started.append(sentinels[-1])
+
+        def agreed() -> bool:
+            for sentinel in sentinels:
+                try:
+                    if not str(sentinel.command("SENTINEL", "ckquorum", MASTER)).startswith("OK 3 usable"):
+                        return False
+                    replicas = [fields(r) for r in sentinel.command("SENTINEL", "replicas", MASTER)]
+                except RuntimeError:
+                    return False
+                if not any(r["port"] == str(replica.port) and r["flags"] == "slave" and r["master-link-status"] == "ok"
+                           for r in replicas):
+                    return False
+            return True
+
+        wait_until(agreed, timeout=START_WAIT, what="three Sentinels that know each other and the replica")
+        yield primary, replica, sentinels
+    finally:
+        for process in reversed(started):
+            process.kill()
+
+
+@pytest.fixture
+def nodes(tandem_binary, ha):
+    started: list[TandemServer] = []
+
+    def start(name: str, *flags: str) -> TandemServer:
+        _, _, sentinels = ha
+        where = ",".join(f"127.0.0.1:{s.port}" for s in sentinels)
+        node = TandemServer(tandem_binary, ["--redis-sentinel", where, "--redis-master", MASTER, "--node-id", name, *flags])
+        started.append(node)
+        return node
+
+    yield start
+    problems: list[str] = []
+    for node in started:
+        if node.running():
+            _stop_and_check(node, problems)
+    assert not problems, "\n\n".join(problems)
+
+
+@pytest.fixture
+def join():
+    opened = []
+
+    def join_(node, name: str) -> Client:
+        ws = open_websocket(node.ws_url("demo", name=name)).__enter__()
+        opened.append(ws)
+        return Client(ws)
+
+    yield join_
+    for ws in opened:
+        try:
+            ws.close()
+        except Exception:
+            pass
+
+
+def answered(seq: int):
+    return lambda f: (f.get("type") == "update" and f.get("ack", 0) >= seq) or (f.get("type") == "reject" and f.get("seq") == seq)
+
+
+def gain_is(value: float):
+    return lambda f: any(c.get("control") == "gain" and c["state"]["value"] == pytest.approx(value) for c in f.get("changes", []))
+
+
+def test_flags_need_each_other(tandem_binary):
+    for flags, message in ((["--redis-sentinel", "127.0.0.1:26379"], "--redis-master"),
+                           (["--redis-master", "m"], "--redis-sentinel"),
+                           (["--redis-sentinel", "127.0.0.1:0", "--redis-master", "m"], "--redis-sentinel must be"),
+                           (["--redis-sentinel", "a:1", "--redis-master", "m", "--redis", "redis://h:6379/0"], "not a host"),
+                           (["--redis-replicas", "2"], "--redis-replicas needs --redis"),
+                           (["--redis", "redis://h/0", "--redis-replicas", "17"], "from 0 to 16")):
+        result = subprocess.run([str(tandem_binary), *flags], capture_output=True, text=True, timeout=WAIT)
+        assert result.returncode == 2, (flags, result.stderr)
+        assert message in result.stderr, (flags, result.stderr)
+
+
+def test_nodes_follow_a_failover_of_the_primary(ha, nodes, join):
+    primary, replica, sentinels = ha
+    # One node gives the database through --redis (no host: the Sentinels give it).
+    n1 = nodes("n1", "--redis", "redis:///0")
+    n2 = nodes("n2")
+    for node in (n1, n2):
+        node.wait_for_log(re.escape(f"redis: primary of {MASTER} is 127.0.0.1:{primary.port}"))
+        assert f"redis=redis-sentinel://127.0.0.1:{sentinels[0].port}," in node.log_lines("listening on")[0]
+        assert node.metrics().get(f'tandem_redis_primary_info{{master="{MASTER}",address="127.0.0.1:{primary.port}"}}') == 1
+    ann = join(n1, "Ann")
+    bob = join(n2, "Bob")
+    ann.expect_ack(ann.set("gain", 0.3))
+    bob.expect(gain_is(0.3), what="Ann's gain on the other node")
+
+    marks = [len(node.stderr_lines) for node in (n1, n2)]
+    killed = time.monotonic()
+    primary.kill(signal.SIGKILL)
+
+    # Writes are refused while there is no primary, then acknowledged again once the nodes follow.
+    value, first_ack = 0.31, None
+    deadline = time.monotonic() + 2 * WAIT
+    while first_ack is None:
+        assert time.monotonic() < deadline, f"no acknowledged write within {2 * WAIT} s of the kill: {n2.stderr_lines[-20:]}"
+        value = round(value + 0.01, 2)
+        seq = bob.set("gain", value)
+        frame = bob.expect(answered(seq), timeout=WAIT)
+        if frame["type"] == "update":
+            first_ack = time.monotonic()
+        else:
+            time.sleep(0.1)
+    failover_s = first_ack - killed
+    print(f"\nfailover: SIGKILL of the primary to the first acknowledged write: {failover_s:.2f} s "
+          f"(Sentinel down-after-milliseconds {DOWN_AFTER_MS})")
+
+    for node, mark in zip((n1, n2), marks):
+        line = node.wait_for_log(re.escape(f"redis: primary is now 127.0.0.1:{replica.port} (failover of {MASTER}"), start=mark)
+        assert f"was 127.0.0.1:{primary.port}" in line
+        wait_until(lambda: healthz(node.port) == 200, what="/healthz 200 after the failover")
+        metrics = node.metrics()
+        assert metrics.get(f'tandem_redis_failovers_total{{master="{MASTER}"}}') == 1
+        assert metrics.get(f'tandem_redis_primary_info{{master="{MASTER}",address="127.0.0.1:{replica.port}"}}') == 1
+        assert metrics.get(f'tandem_redis_primary_known{{master="{MASTER}"}}') == 1
+    ann.expect(gain_is(value), what="Bob's write after the failover on the other node")
+    # Written on the new primary, which is one.
+    assert replica.command("ROLE")[0] == "master"
+    assert replica.command("XLEN", "tandem:{demo}:log") >= 2
+    # A write from the other node too, and rooms over HTTP (the blocking store connection) work.
+    ann.expect_ack(ann.set("gain", 0.9))
+    bob.expect(gain_is(0.9), what="Ann's write after the failover")
+    def listed():
+        answer = n2.get("/api/cluster")
+        assert answer.status == 200, answer
+        return {n["id"] for n in answer.json()["nodes"]} == {"n1", "n2"} or (answer.json(), replica.command("SMEMBERS", "tandem:nodes"))
+
+    wait_until(lambda: listed() is True, what="both nodes in /api/cluster (read through the blocking connection)")
