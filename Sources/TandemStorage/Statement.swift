@@ -10,7 +10,7 @@ enum SQL: String, CaseIterable {
     case rollback = "ROLLBACK"
 
     case schemaVersion = "SELECT value FROM meta WHERE key = 'schema_version'"
-    /// The smallest write there is: whether the file takes writes (`Storage.probe`).
+    /// A write the size of a batch: whether the file takes writes (`Storage.probe`).
     case probe = "INSERT INTO meta(key, value) VALUES('probe', ?1) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
 
     /// A new room continues after any history its id already has, so a room

@@ -6,12 +6,14 @@ import Glibc
 /// Whether the file still takes writes, and what a failure means for the
 /// server (docs/storage.md, "When the disk fills or fails").
 extension Storage {
-    /// The smallest write there is (one row of `meta`, one transaction): it
-    /// succeeds when the file takes writes again after a failure (space freed,
-    /// the device back). Throws as `append` does.
+    /// A write about the size of a turn's batch (one `meta` row of
+    /// `probeBytes`, one transaction): it succeeds when the file takes writes
+    /// again after a failure (space freed, the device back). A smaller one
+    /// could fit in a page the file already has while a batch does not, and
+    /// tell of a recovery that is not one. Throws as `append` does.
     public func probe() throws(StorageError) {
         let operation = "probe write"
-        let stamp = String(WallClock.milliseconds())
+        let stamp = String(WallClock.milliseconds()) + String(repeating: " ", count: Self.probeBytes)
         try transaction(operation) { () throws(StorageError) in
             try run(.probe, operation) { s throws(StorageError) in
                 try bound(operation, s.bind(1, stamp))
@@ -19,6 +21,9 @@ extension Storage {
             }
         }
     }
+
+    /// The size of the probe's row: four pages, as much as a few commits' batch writes.
+    public static let probeBytes = 16 * 1024
 
     /// Why the open file is no longer the file at `path`, or `nil`: it was
     /// deleted (writes would go to a file nobody can open again) or replaced
