@@ -286,3 +286,23 @@ def test_the_probe_brings_health_back_without_a_commit(small_disk, start_server,
     writer.close()
     assert server.stop() == 0
     assert_file_matches(data, ledger)
+
+
+def test_a_deleted_file_refuses_commits_until_a_restart(start_server, connect, tmp_path):
+    """Writes would go to a file nobody can open again: refused, /healthz 503, and no exit
+    (the open file is the only copy of what was acknowledged)."""
+    data = tmp_path / "tandem.db"
+    server = start_server("--data", str(data))
+    ledger = Ledger(connect(server, name="Writer"))
+    assert ledger.set().get("type") == "update"
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"{data}{suffix}")
+    server.wait_for_log(lambda line: "was deleted while the server had it open" in line)
+    answer = ledger.set()
+    assert answer.get("type") == "reject" and "database file deleted" in answer["message"], answer
+    health = server.get("/healthz")
+    assert health.status == 503 and "was deleted" in health.text
+    assert committed_gauge(server) == ledger.acked[-1]
+    ledger.client.close()
+    assert server.stop() == 0
