@@ -205,7 +205,7 @@ def test_single_node(binary, stack, tmp_path):
     async def scenario() -> dict[str, Any]:
         w = Workload(WorkloadConfig(seed=11, nodes={"n1": server.http}, rooms=3, settle_s=15))
         await w.setup()
-        await run_until_enough(w, ok_ops=1200)
+        await run_until_enough(w, ok_ops=2000)
         began = time.monotonic()
         await w.stop()
         assert time.monotonic() - began < 10
@@ -214,7 +214,7 @@ def test_single_node(binary, stack, tmp_path):
 
     hist = asyncio.run(asyncio.wait_for(scenario(), 55))
     assert hist["mode"] == "single" and list(hist["rooms"]) == ["rb1", "rb2", "rb3"]
-    check_history(hist, cluster=False, min_ok=1200)
+    check_history(hist, cluster=False, min_ok=2000)
 
 
 def test_cluster_two_nodes(binary, stack, tmp_path):
@@ -229,7 +229,7 @@ def test_cluster_two_nodes(binary, stack, tmp_path):
     async def scenario() -> dict[str, Any]:
         w = Workload(WorkloadConfig(seed=12, nodes={n: s.http for n, s in nodes.items()}, rooms=3, settle_s=15))
         await w.setup()
-        await run_until_enough(w, ok_ops=1200)
+        await run_until_enough(w, ok_ops=2000)
         await w.stop()
         final = await w.read_final_redis("127.0.0.1", redis.port)
         # One node's HTTP history reads the same log.
@@ -242,7 +242,7 @@ def test_cluster_two_nodes(binary, stack, tmp_path):
 
     hist = asyncio.run(asyncio.wait_for(scenario(), 55))
     assert hist["mode"] == "cluster"
-    check_history(hist, cluster=True, min_ok=1200, strict=False)
+    check_history(hist, cluster=True, min_ok=2000, strict=False)
     assert {op["node"] for op in hist["ops"]} == {"n1", "n2"}
     assert {f["node"] for f in hist["frames"]} == {"n1", "n2"}
 

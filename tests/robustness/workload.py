@@ -30,7 +30,6 @@ Every await has a deadline, and `stop()` returns within about
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime
 import json
 import math
@@ -42,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from websockets.asyncio.client import connect as ws_connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.exceptions import ConnectionClosed
 
 from tests.robustness import rooms as room_files
 from tests.robustness.resp import Resp, pairs
@@ -339,7 +338,7 @@ class _Socket:
                     frame = json.loads(await ws.recv())
                     if frame.get("type") == "welcome":
                         break
-        except (OSError, asyncio.TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed, ValueError) as error:
+        except Exception as error:  # refused, timed out, closed before its welcome (1013, 4404...), a bad frame
             code = getattr(ws, "close_code", None) if ws is not None else None
             rec.connections.append({"process": self.process, "node": self.node, "conn": None, "t_open": t_open,
                                     "t_close": rec.clock(), "close_code": code,
@@ -891,6 +890,23 @@ class Workload:
                 r += 1
                 self.readers.append(_Reader(self, f"r{r}", room, nodes[k % len(nodes)]))
                 k += 1
+
+    # -- for the runner: where clients are, how it goes
+
+    def placement(self) -> dict[str, dict[str, str]]:
+        """Every process's room, node and kind (`ws`, `http`, `reader`)."""
+        out = {w.process: {"room": w.room, "node": w.node, "kind": "ws"} for w in self.writers}
+        out.update({h.process: {"room": h.room, "node": h.node, "kind": "http"} for h in self.http_writers})
+        out.update({r.process: {"room": r.room, "node": r.node, "kind": "reader"} for r in self.readers})
+        return out
+
+    def counts(self) -> dict[str, int]:
+        """How many ops were invoked and ended each way so far (e.g. to wait until writes flow)."""
+        out = {"invoke": 0, "ok": 0, "fail": 0, "info": 0}
+        for op in self.rec.ops:
+            out[op["type"]] += 1
+        out["frames"] = len(self.rec.frames)
+        return out
 
     # -- running
 
