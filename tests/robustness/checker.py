@@ -538,9 +538,11 @@ class _Read:
 
 
 def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, slack: float,
-                  opened: dict[tuple, float]) -> tuple[list[_Read], dict]:
-    """Frames against the log; the reads they make. `opened`: (process, conn) -> when the connection was opened."""
+                  opened: dict[tuple, float], frozen: list[tuple[float, float]]) -> tuple[list[_Read], dict]:
+    """Frames against the log; the reads they make. `opened`: (process, conn) -> when the connection was
+    opened. `frozen`: (start, until) windows in which a read may show any state since `start`."""
     reads: list[_Read] = []
+    relaxed = 0
     conn_rev: dict[tuple, int] = {}
     conn_control: dict[tuple, int] = {}
     conn_last_t: dict[tuple, float] = {}
@@ -577,6 +579,10 @@ def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, sla
         else:
             invoke = conn_last_t[key]
         invoke = min(float(invoke), t) - slack
+        since_fault = min((a for a, b in frozen if a <= t <= b), default=None)
+        if since_fault is not None and invoke > since_fault:
+            invoke = since_fault  # a view cut off or paused since the fault began shows what it had then
+            relaxed += 1
         conn_last_t[key] = t
         proc_last_t[proc] = t
         proc_conn[proc] = conn
@@ -624,7 +630,7 @@ def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, sla
                                   frames=[fi], control=control, t=t))
                 continue
             reads.append(_Read(control, seen_rev, invoke, t, fi))
-    return reads, {"frames": len(frames), "changes": changes}
+    return reads, {"frames": len(frames), "changes": changes, "frames_relaxed": relaxed}
 
 
 # ---------------------------------------------------------------- 4. linearizability
@@ -648,7 +654,9 @@ def _close_open_writes(writes: list[lin.Op], reads: list[lin.Op]) -> None:
                 best = min(best, w.complete)
 
 
-def _linearize(r: _Room, ops: list[OpRec], reads: list[_Read], budget: int, out: _Collector) -> list[Partition]:
+def _linearize(r: _Room, ops: list[OpRec], reads: list[_Read], budget: int, out: _Collector,
+               stale: list) -> list[Partition]:
+    """Per control: the search; `stale` gets [worst staleness s, read id, control]."""
     claimer: dict[int, OpRec] = {op.entry: op for op in ops if op.entry is not None}
     per_control_writes: dict[str, list[lin.Op]] = defaultdict(list)
     for i, e in enumerate(r.log):
@@ -673,11 +681,24 @@ def _linearize(r: _Room, ops: list[OpRec], reads: list[_Read], budget: int, out:
         # by the model, so sound, and it lets the history be cut).
         _close_open_writes(writes, rds)
         all_ops = writes + rds
+        # Staleness: how long after a later version was acknowledged a read
+        # still returned an older one (0 when fresh): what a lagging view costs.
+        later = sorted((w.value, w.complete) for w in writes if w.complete is not None)
+        suffix: list[float] = [math.inf] * (len(later) + 1)
+        for k in range(len(later) - 1, -1, -1):
+            suffix[k] = min(suffix[k + 1], later[k][1])
+        keys = [v for v, _ in later]
+        for o in rds:
+            first = suffix[bisect.bisect_right(keys, o.value)]
+            lag = o.complete - first
+            if lag > stale[0]:
+                stale[:] = [lag, o.id, control]
         segments = lin.split_quiescent(all_ops)
         state = 0
         status, steps = "ok", 0
         for seg in segments:
-            outcome = lin.check(seg, lin.VersionedRegister(state), budget=max(1, budget - steps))
+            model = lin.VersionedRegister(state, [o.value for o in seg if o.kind == "w"])
+            outcome = lin.check(seg, model, budget=max(1, budget - steps))
             steps += outcome.steps
             if outcome.status == "violation":
                 status = "violation"
@@ -785,14 +806,20 @@ def _availability(history: dict, ops: list[OpRec]) -> list[FaultStat]:
 # ---------------------------------------------------------------- check
 
 def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 0.0, reads: bool = True,
-          step_budget: int = 200_000, cap_per_kind: int = 100) -> Result:
+          frozen_views: bool = True, catchup: float = 2.0, step_budget: int = 200_000,
+          cap_per_kind: int = 100) -> Result:
     """Every property of the module doc over `history`.
 
     `convergence_bound`: seconds after the heal (the later of the last fault's
     end and the last op) within which every reader must show the final
     revision. `read_slack`: seconds a frame's read window opens earlier than
     the connection's previous frame (0: the strict model; a view that lags
-    may need some). `reads`: False checks writes only. `step_budget`: the
+    may need some). `reads`: False checks writes only. `frozen_views`: a
+    frame received during a fault or up to `catchup` seconds after its end
+    may show the state of any moment since the fault began (a node paused,
+    or cut off from Redis, serves its view as it was, then replays the
+    owner's publications in order; scale-out.md promises no fresher reads);
+    False holds those frames to the strict window too. `step_budget`: the
     search's steps per control before it answers unknown. `cap_per_kind`:
     violations kept per kind and room (the rest are counted).
     """
@@ -811,6 +838,12 @@ def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 
     # a welcome's read window starts there.
     opened = {(c.get("process"), c.get("conn")): float(c["t_open"]) for c in history.get("connections") or []
               if c.get("conn") is not None and c.get("t_open") is not None}
+    frozen = []
+    if frozen_views:
+        for f in history.get("faults") or []:
+            start = float(f.get("start", 0.0))
+            end = float(f.get("end") if f.get("end") is not None else start)
+            frozen.append((start, end + catchup))
 
     result = Result()
     for rid, r in rooms.items():
@@ -822,8 +855,9 @@ def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 
         lower = _Lower(points)
         _check_log(r, out)
         match_stats = _match(r, rops, lower, out)
-        rds, frame_stats = _check_frames(r, frames_by_room.get(rid, []), out, read_slack, opened)
-        parts = _linearize(r, rops, rds if reads else [], step_budget, out)
+        rds, frame_stats = _check_frames(r, frames_by_room.get(rid, []), out, read_slack, opened, frozen)
+        stale: list = [0.0, None, None]
+        parts = _linearize(r, rops, rds if reads else [], step_budget, out, stale)
         _real_time_order(r, rops, out)
         result.partitions.extend(parts)
         rr = RoomResult(rid)
@@ -835,6 +869,7 @@ def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 
             "reads": len(rds), **frame_stats, **match_stats,
             "linearizable": {s: sum(p.status == s for p in parts) for s in ("ok", "violation", "unknown")},
             "search_steps": sum(p.steps for p in parts),
+            "stale_read_s": stale[0], "stale_read": f"{stale[2]} {stale[1]}" if stale[1] else None,
         }
         rr.violations = out.items[before:]
         result.rooms[rid] = rr
@@ -855,6 +890,7 @@ def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 
         "record_problems": notes, **conv,
         "linearizable": {s: sum(p.status == s for p in result.partitions) for s in ("ok", "violation", "unknown")},
         "seed": history.get("seed"),
+        "stale_read_s": max((rr.stats["stale_read_s"] for rr in result.rooms.values()), default=0.0),
     }
     return result
 
@@ -869,6 +905,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bound", type=float, default=5.0, help="convergence bound, seconds after the heal (5)")
     ap.add_argument("--read-slack", type=float, default=0.0, help="seconds a read's window opens early (0)")
     ap.add_argument("--no-reads", action="store_true", help="check the writes only")
+    ap.add_argument("--strict-views", action="store_true",
+                    help="frames during and just after a fault get no wider read window")
+    ap.add_argument("--catchup", type=float, default=2.0, help="seconds after a fault a view may lag (2)")
     ap.add_argument("--budget", type=int, default=200_000, help="search steps per control (200000)")
     ap.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     ap.add_argument("--strict", action="store_true", help="an unknown search result fails too")
@@ -877,7 +916,7 @@ def main(argv: list[str] | None = None) -> int:
     with open(args.history) as fh:
         history = json.load(fh)
     result = check(history, convergence_bound=args.bound, read_slack=args.read_slack, reads=not args.no_reads,
-                   step_budget=args.budget)
+                   frozen_views=not args.strict_views, catchup=args.catchup, step_budget=args.budget)
     print(report.tables(result, history))
     if result.violations:
         hidden = result.stats["suppressed"]

@@ -62,6 +62,9 @@ class Register:
             return op.value
         return state if op.value == state else None
 
+    def safe(self, state: Hashable, op: Op) -> bool:
+        return op.kind == "r" and op.value == state
+
 
 @dataclass
 class VersionedRegister:
@@ -70,17 +73,39 @@ class VersionedRegister:
     Values are versions (revisions): a write of version v is allowed only
     above the current one; a read must return the current version. Every
     value is thereby unique, and the order of the writes is the log's.
+
+    With `versions` (every write's version, all writes mandatory) a write is
+    allowed only as the next of them: no valid order skips a version it
+    must write later, so the search never walks down such a branch (with
+    mandatory writes this makes the search all but linear).
     """
 
     initial: Hashable = 0
+    versions: Iterable[Hashable] | None = None
+
+    def __post_init__(self) -> None:
+        self._next: dict[Hashable, Hashable] | None = None
+        if self.versions is not None:
+            order = sorted(set(self.versions))
+            self._next = {}
+            prev = self.initial
+            for v in order:
+                if v > self.initial:
+                    self._next[prev] = v
+                    prev = v
 
     def init(self) -> Hashable:
         return self.initial
 
     def step(self, state: Hashable, op: Op) -> Hashable | None:
         if op.kind == "w":
+            if self._next is not None:
+                return op.value if self._next.get(state) == op.value else None
             return op.value if op.value > state else None
         return state if op.value == state else None
+
+    def safe(self, state: Hashable, op: Op) -> bool:
+        return op.kind == "r" and op.value == state
 
 
 @dataclass
@@ -157,7 +182,14 @@ def _unlift(call: _Entry) -> None:
 
 
 def check(ops: Iterable[Op], model: Model, budget: int = 200_000) -> Outcome:
-    """Whether `ops` linearize on `model`, within `budget` steps."""
+    """Whether `ops` linearize on `model`, within `budget` steps.
+
+    Besides the memo, one pruning: an op the model calls `safe` in a state
+    (a read of the register's current value: it changes nothing, and every
+    op that returned before its call is placed already) is placed as soon as
+    it may be, with no alternative tried: any linearization from here can
+    be reordered to place it now.
+    """
     ops = list(ops)
     n = len(ops)
     if n == 0:
@@ -165,48 +197,82 @@ def check(ops: Iterable[Op], model: Model, budget: int = 200_000) -> Outcome:
     for op in ops:
         if op.complete is not None and op.complete < op.invoke:
             raise ValueError(f"op {op.id!r} returns ({op.complete}) before its call ({op.invoke})")
+    safe = getattr(model, "safe", None)
     head = _entries(ops)
     state = model.init()
     linearized = 0
-    stack: list[tuple[_Entry, Hashable]] = []
+    stack: list[tuple[_Entry, Hashable, bool]] = []  # (call, state before, forced)
     cache: set[tuple[int, Hashable]] = set()
     steps = 0
-    deepest = (-1, None, None)  # (depth, blocking op, state)
+    deepest: tuple[int, Op | None, Hashable] = (-1, None, None)
     entry = head.next
+    fresh = True
     while head.next is not None:
         steps += 1
         if steps > budget:
             return Outcome("unknown", steps, n, placed=len(stack))
-        if entry.is_call:
+        dead = False
+        if fresh and safe is not None:
+            fresh = False
+            e = head.next
+            placed = False
+            while e.is_call:
+                if safe(state, e.op):
+                    new_state = model.step(state, e.op)
+                    if new_state is not None:
+                        bits = linearized | (1 << e.index)
+                        key = (bits, new_state)
+                        if key in cache:
+                            dead = True  # explored and failed: so does this configuration
+                        else:
+                            cache.add(key)
+                            stack.append((e, state, True))
+                            state, linearized = new_state, bits
+                            _lift(e)
+                            placed = True
+                        break
+                e = e.next
+            if placed:
+                fresh = True
+                entry = head.next
+                continue
+            entry = head.next
+        if not dead and entry.is_call:
             new_state = model.step(state, entry.op)
             if new_state is not None:
                 bits = linearized | (1 << entry.index)
                 key = (bits, new_state)
                 if key not in cache:
                     cache.add(key)
-                    stack.append((entry, state))
+                    stack.append((entry, state, False))
                     state = new_state
                     linearized = bits
                     _lift(entry)
                     entry = head.next
+                    fresh = True
                     continue
             entry = entry.next
             continue
-        # A return whose call is not linearized yet.
-        if entry.time == INF and entry.op.optional:
-            # Every remaining op is an optional one that never returned: they
-            # may never have taken effect.
-            return Outcome("ok", steps, n, placed=len(stack),
-                           linearization=[e.op.id for e, _ in stack])
-        if len(stack) > deepest[0]:
-            deepest = (len(stack), entry.op, state)
-        if not stack:
-            return Outcome("violation", steps, n, blocked=deepest[1], state=deepest[2], placed=deepest[0])
-        entry, state = stack.pop()
-        linearized &= ~(1 << entry.index)
-        _unlift(entry)
-        entry = entry.next
-    return Outcome("ok", steps, n, placed=n, linearization=[e.op.id for e, _ in stack])
+        if not dead:
+            # A return whose call is not linearized yet.
+            if entry.time == INF and entry.op.optional:
+                # Every remaining op is an optional one that never returned:
+                # they may never have taken effect.
+                return Outcome("ok", steps, n, placed=len(stack), linearization=[e.op.id for e, _, _ in stack])
+            if len(stack) > deepest[0]:
+                deepest = (len(stack), entry.op, state)
+        # Backtrack to the newest choice that was not forced.
+        while True:
+            if not stack:
+                return Outcome("violation", steps, n, blocked=deepest[1], state=deepest[2], placed=max(deepest[0], 0))
+            e, state, forced = stack.pop()
+            linearized &= ~(1 << e.index)
+            _unlift(e)
+            if not forced:
+                entry = e.next
+                break
+        fresh = False
+    return Outcome("ok", steps, n, placed=n, linearization=[e.op.id for e, _, _ in stack])
 
 
 def check_brute(ops: list[Op], model: Model) -> bool:

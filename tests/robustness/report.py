@@ -122,8 +122,12 @@ def tables(result, history: dict, grace: float = 1.0) -> str:
               if k not in ("lost", "phantom_read", "time_travel") and n}
     out.append("")
     conv = result.stats.get("worst_convergence_s")
-    out.append(f"other violations: {', '.join(f'{k} {n}' for k, n in sorted(others.items())) or 'none'}; "
-               f"readers converged: worst {conv:.2f} s after the heal at {result.stats.get('heal_at', 0):.2f} s"
-               if conv is not None else "")
+    out.append(f"other violations: {', '.join(f'{k} {n}' for k, n in sorted(others.items())) or 'none'}")
+    if conv is not None:
+        out.append(f"readers converged: worst {conv:.2f} s after the heal at {result.stats.get('heal_at', 0):.2f} s; "
+                   f"stalest read: {result.stats.get('stale_read_s', 0.0):.3f} s after a newer commit was acknowledged")
+    lin = result.stats.get("linearizable") or {}
+    out.append(f"controls searched: {sum(lin.values())} ({lin.get('ok', 0)} ok, {lin.get('violation', 0)} not "
+               f"linearizable, {lin.get('unknown', 0)} unknown: search budget spent)")
     out.append("valid" if result.valid else f"INVALID: {sum((result.stats.get('violations') or {}).values())} violation(s)")
     return "\n".join(out)

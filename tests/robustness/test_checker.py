@@ -247,9 +247,28 @@ def test_stale_read_after_an_acked_write_is_not_linearizable():
     assert kinds(r) == {"not_linearizable"}, [str(x) for x in r.violations]
     bad = r.of("not_linearizable")[0]
     assert bad.control == "gain" and bad.frames == [len(h.h["frames"]) - 1]
+    assert r.stats["stale_read_s"] == pytest.approx(1.0)  # rev 2 acked at 4.0, rev 1 still shown at 5.0
     # a lagging view may be allowed: with a read window opened 1 s earlier it linearizes
     assert h.check(read_slack=1.0).valid
     assert h.check(reads=False).valid
+
+
+def test_a_view_frozen_by_a_fault_may_show_what_it_had_when_the_fault_began():
+    h = stale()
+    h.frame("r1", 1, 4.5, 1, [("size", {"index": 2, "value": 60}, 0)])
+    h.frame("r1", 1, 5.0, 1, [("gain", v(0.1), 1)])
+    h.fault("pause", 2.5, 4.2, target="n2")  # r1's node stopped at 2.5, when rev 1 was current
+    r = h.check()
+    assert r.valid, [str(x) for x in r.violations]
+    assert r.rooms["r1"].stats["frames_relaxed"] >= 1
+    assert kinds(h.check(frozen_views=False)) == {"not_linearizable"}
+    assert kinds(h.check(catchup=0.5)) == {"not_linearizable"}  # 5.0 is past 4.2 + 0.5
+    # a fault that began after rev 2 was acknowledged excuses nothing
+    h2 = stale()
+    h2.frame("r1", 1, 4.5, 1, [("size", {"index": 2, "value": 60}, 0)])
+    h2.frame("r1", 1, 5.0, 1, [("gain", v(0.1), 1)])
+    h2.fault("pause", 4.1, 4.6, target="n2")
+    assert kinds(h2.check()) == {"not_linearizable"}
 
 
 def test_concurrent_write_and_read_linearize_either_way():
@@ -453,6 +472,17 @@ def test_versioned_register_keeps_the_log_order():
     assert not lin.check([W(1, 0, 3), W(2, 0, 3), R(2, 3.5, 4), R(1, 4.5, 5)], vr).ok  # once 2, never 1
 
 
+def test_versioned_register_with_its_versions_never_skips_one():
+    vr = lin.VersionedRegister(0, [1, 2, 3])
+    assert vr.step(0, W(1, 0, 1)) == 1 and vr.step(0, W(2, 0, 1)) is None
+    assert lin.check([W(1, 0, 9), W(2, 0, 9), W(3, 0, 9), R(3, 10, 11)], vr).ok
+    assert not lin.check([W(1, 5, 6), W(2, 0, 1), R(2, 2, 3)], lin.VersionedRegister(0, [1, 2])).ok
+    # hundreds of overlapping writes and reads stay cheap: the next write is always known
+    ops = [W(i, i * 0.1, i * 0.1 + 5) for i in range(1, 400)] + [R(i, i * 0.1 + 5, i * 0.1 + 6) for i in range(1, 400)]
+    out = lin.check(ops, lin.VersionedRegister(0, range(1, 400)), budget=50_000)
+    assert out.ok and out.steps < 50_000
+
+
 def test_budget_answers_unknown():
     # many concurrent writes and reads that all fail at the end: the search must explore
     ops = [W(i, 0, 10) for i in range(14)] + [R(99, 11, 12)]
@@ -473,6 +503,17 @@ def test_search_agrees_with_brute_force_on_tiny_histories():
             else:
                 ops.append(R(rng.randint(0, 2), a, b))
         assert lin.check(ops, lin.Register(0)).ok == lin.check_brute(ops, lin.Register(0)), ops
+        # a log: mandatory writes of versions 1..k, reads of any of them
+        versions = list(range(1, rng.randint(1, 4) + 1))
+        vops = []
+        for ver in versions:
+            a = rng.randint(0, 6)
+            vops.append(W(ver, a, a + rng.randint(0, 4) if rng.random() > 0.2 else None))
+        for _ in range(rng.randint(0, 3)):
+            a = rng.randint(0, 6)
+            vops.append(R(rng.choice([0] + versions), a, a + rng.randint(0, 4)))
+        assert lin.check(vops, lin.VersionedRegister(0, versions)).ok == \
+            lin.check_brute(vops, lin.VersionedRegister(0)), vops
 
 
 def _sequential(rng: random.Random, n: int, writers: int = 3, readers: int = 3, info_share: float = 0.1):
