@@ -183,7 +183,7 @@ extension Server {
     /// A write to the file succeeded: logged when it ends a failure.
     func storageSucceeded(at now: Moment) {
         guard let ended = storageWatch.succeeded(at: now) else { return }
-        throttled("storage-state", .error, "storage available again: writes succeed after \(ended.writes) failed write(s) over \(Double(Int(ended.seconds * 10)) / 10) s (\(ended.failure.cause)); commits are taken again; /healthz 200")
+        throttled("storage-state", .warn, "storage available again: writes succeed after \(ended.writes) failed write(s) over \(Double(Int(ended.seconds * 10)) / 10) s (\(ended.failure.cause)); commits are taken again; /healthz 200")
     }
 
     /// A storage call of an HTTP write or a preset change failed: counted
