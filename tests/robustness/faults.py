@@ -85,26 +85,32 @@ def schedule(seed: int, minutes: float, kinds: list[str] | None = None, warmup: 
     end = minutes * 60 - tail
     first = kinds[:]
     rng.shuffle(first)
-    # Every kind once at its shortest with the shortest gaps: does it fit?
-    tight = sum(FAULTS[k][1][0] for k in first) + gap[0] * len(first)
-    shortest = warmup + tight > end
-    plan: list[Planned] = []
-    t = warmup
-    queue = first
-    while True:
-        if not queue:
-            queue = [rng.choice(kinds)]
-        name = queue.pop(0)
+
+    def draw(name: str, shortest: bool) -> tuple[float, float, Planned]:
         lo, hi = FAULTS[name][1]
-        duration = lo if shortest and len(plan) < len(first) else round(rng.uniform(lo, hi), 1)
+        duration = lo if shortest else round(rng.uniform(lo, hi), 1)
+        pause = gap[0] if shortest else rng.uniform(*gap)
         variant = {"partition-one-way": rng.choice(["out", "in"]),
                    "failover": rng.choice(["command", "kill"])}.get(name, "")
-        item = Planned(name, round(t, 1), duration, rng.randrange(1 << 16), round(rng.random(), 3), variant,
+        item = Planned(name, 0.0, duration, rng.randrange(1 << 16), round(rng.random(), 3), variant,
                        rng.randrange(200, 801, 50) if name == "slow-link" else 0)
+        return duration, pause, item
+
+    # Every kind once, at drawn durations and gaps if they fit, else at the shortest.
+    state = rng.getstate()
+    drawn = [draw(name, False) for name in first]
+    if warmup + sum(d for d, _, _ in drawn) + sum(g for _, g, _ in drawn[:-1]) > end:
+        rng.setstate(state)
+        drawn = [draw(name, True) for name in first]
+    plan: list[Planned] = []
+    t = warmup
+    while True:
+        duration, pause, item = drawn.pop(0) if drawn else draw(rng.choice(kinds), False)
+        item.start = round(t, 1)
         if item.start + duration > end:
             break
         plan.append(item)
-        t = item.start + duration + (gap[0] if shortest else rng.uniform(*gap))
+        t = item.start + duration + pause
     return plan
 
 

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from tests.robustness import faults as faults_mod
 from tests.robustness.hosts import Hosts, HostError, available
-from tests.robustness.services import ROOT, Services, Settings, tandem_binary, tandem_flags
+from tests.robustness.services import ROOT, Exited, Services, Settings, tandem_binary, tandem_flags
 
 RUNS = ROOT / "robustness-runs"
 WORKLOAD_DEFAULTS = dict(rooms=3, ws_writers_per_room=4, http_writers_per_room=1, readers_per_room=2, rate_hz=20)
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     except (KeyboardInterrupt, asyncio.CancelledError):
         log("interrupted: torn down")
         code = 130
-    except (HostError, RuntimeError, TimeoutError, OSError, ImportError) as error:
+    except (HostError, Exited, RuntimeError, TimeoutError, OSError, ImportError) as error:
         traceback.print_exc()
         log(f"the run could not be made: {error}")
         code = 2

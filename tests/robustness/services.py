@@ -81,7 +81,12 @@ def _read_reply(reader) -> object:
     raise RuntimeError(f"unexpected reply {line!r}")
 
 
+class Exited(Exception):
+    """A process waited for has exited: no use waiting longer."""
+
+
 def wait_for(condition, timeout: float, what: str, interval: float = 0.05):
+    """Polls `condition()` (OSError and RuntimeError count as not yet) until truthy, which is returned."""
     deadline = time.monotonic() + timeout
     last = None
     while True:
@@ -176,6 +181,11 @@ class Proc:
                 self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+    def head(self, n: int = 1500) -> str:
+        """The log from this process' last start (its first lines: why it stopped at start)."""
+        text = self.tail(200_000)
+        return text[text.rfind("--- "):][:n]
 
     def tail(self, n: int = 3000) -> str:
         try:
@@ -302,7 +312,7 @@ class NodeProc(Proc):
     def wait_listening(self, timeout: float = START_WAIT) -> None:
         def up() -> bool:
             if not self.running():
-                raise RuntimeError(f"{self.name} exited: {self.tail()}")
+                raise Exited(f"{self.name} exited: {self.head()}")
             with socket.create_connection((self.ip, NODE_PORT), timeout=1):
                 return True
         wait_for(up, timeout, f"{self.name} listening")
@@ -345,6 +355,7 @@ class Settings:
     # `tandem --help` lists the flag.
     sentinel_flags: str = "--redis-sentinel {sentinels} --redis-master {master}"
     replicas_flags: str = "--redis-replicas {replicas}"
+    sentinel_redis_url: str = "redis:///0"  # --redis beside --redis-sentinel: the password and db only
     lease_s: float = 1.5
     extra: dict = field(default_factory=dict)
 
@@ -412,6 +423,8 @@ class Services:
         return self.settings.sentinel and any(a.startswith("--redis-sentinel") for a in self.extra)
 
     def redis_args(self, node: str) -> list[str]:
+        if self.sentinel_aware():
+            return ["--redis", self.settings.sentinel_redis_url]
         if self.settings.proxy and node in self.proxies:
             return ["--redis", f"redis://{self.hosts.ip(PROXY)}:{self.proxies[node].port}/0"]
         return ["--redis", f"redis://{self.hosts.ip('redis1')}:{REDIS_PORT}/0"]

@@ -23,7 +23,9 @@ sys.path.insert(0, str(ROOT))
 from tests.robustness.hosts import available  # noqa: E402
 from tests.robustness.services import tandem_binary, tandem_flags  # noqa: E402
 
-pytestmark = pytest.mark.skipif(available() is not None, reason=f"robustness hosts: {available()}")
+from tests.robustness.faults import KINDS as ALL_KINDS, schedule  # noqa: E402
+
+hosts_needed = pytest.mark.skipif(available() is not None, reason=f"robustness hosts: {available()}")
 
 SEED = 1
 MINUTES = 1.0
@@ -33,6 +35,19 @@ KINDS = ["kill-owner", "pause-owner", "partition-owner-redis", "redis-kill"]
 TIMEOUT = 300
 
 
+def test_schedule_is_seeded_and_covers_every_kind():
+    for seed in range(1, 40):
+        plan = schedule(seed, 10)
+        assert {p.name for p in plan} == set(ALL_KINDS), seed
+        assert all(a.start + a.duration < b.start for a, b in zip(plan, plan[1:])), "each heals before the next"
+        assert plan[0].start >= 5 and plan[-1].start + plan[-1].duration <= 600 - 10
+        assert [p.as_json() for p in plan] == [p.as_json() for p in schedule(seed, 10)]
+    assert [p.as_json() for p in schedule(1, 10)] != [p.as_json() for p in schedule(2, 10)]
+    short = schedule(SEED, MINUTES, KINDS, warmup=5, tail=10)
+    assert set(KINDS) <= {p.name for p in short}
+
+
+@hosts_needed
 def test_short_seeded_run_has_no_violation():
     binary = tandem_binary()
     if not binary.exists():
