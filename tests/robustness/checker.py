@@ -25,7 +25,6 @@ report.py and exits 1 on any violation.
 from __future__ import annotations
 
 import bisect
-import heapq
 import json
 import math
 import os

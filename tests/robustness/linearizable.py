@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Callable, Hashable, Iterable, Protocol
+from typing import Any, Hashable, Iterable, Protocol
 
 INF = math.inf
 
@@ -329,5 +329,3 @@ def split_quiescent(ops: list[Op]) -> list[list[Op]]:
         segments.append(current)
     return segments
 
-
-Checker = Callable[[Iterable[Op], Model, int], Outcome]

@@ -16,7 +16,8 @@ from collections import defaultdict
 from typing import Any
 
 COLUMNS = ("fault", "injected", "ops", "acked", "failed%", "lost", "phantom reads", "time travel",
-           "linearizable ok/bad/unknown", "worst unavail s")
+           "linearizable ok/bad/unknown", "other violations", "worst unavail s")
+SHOWN = ("lost", "phantom_read", "time_travel")
 
 
 def _in(t: float | None, windows: list[tuple[float, float]]) -> bool:
@@ -75,8 +76,9 @@ def _row(label: str, faults: list, windows: list[tuple[float, float]], result, o
     worst = max((f.unavailable_s for f in faults if f.unavailable_s is not None), default=None)
     if any(f.never_recovered for f in faults) and worst is not None:
         worst = f"{worst:.2f}!"
+    other = sum(n for k, n in count.items() if k not in SHOWN)
     return [label, len(faults) if ops_window else "-", ops, acked, share, count["lost"], count["phantom_read"],
-            count["time_travel"], lin, worst]
+            count["time_travel"], lin, other, worst]
 
 
 def tables(result, history: dict, grace: float = 1.0) -> str:
@@ -105,6 +107,7 @@ def tables(result, history: dict, grace: float = 1.0) -> str:
     total[1] = len(faults)
     total[5], total[6], total[7] = count["lost"], count["phantom_read"], count["time_travel"]
     total[8] = "/".join(str(sum(p.status == s for p in result.partitions)) for s in ("ok", "violation", "unknown"))
+    total[9] = sum(n for k, n in count.items() if k not in SHOWN)
     rows.append(total)
     out.append(_fmt_table(COLUMNS, rows, "By fault kind (ops: invoked during the faults; failed%: fail or info)"))
 
@@ -118,8 +121,7 @@ def tables(result, history: dict, grace: float = 1.0) -> str:
         out.append("")
         out.append(_fmt_table(("fault",) + COLUMNS[1:], detail, f"{kind}:"))
 
-    others = {k: n for k, n in (result.stats.get("violations") or {}).items()
-              if k not in ("lost", "phantom_read", "time_travel") and n}
+    others = {k: n for k, n in (result.stats.get("violations") or {}).items() if k not in SHOWN and n}
     out.append("")
     conv = result.stats.get("worst_convergence_s")
     out.append(f"other violations: {', '.join(f'{k} {n}' for k, n in sorted(others.items())) or 'none'}")
