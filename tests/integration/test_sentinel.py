@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,17 @@ sentinel failover-timeout {MASTER} 10000
 sentinel parallel-syncs {MASTER} 1
 """)
     return Process([binary, str(conf)], port, folder, log)
+
+
+def switch_time(sentinels: list[Process]) -> float | None:
+    """The wall-clock time of the first `+switch-master` in the Sentinels' logs."""
+    times = []
+    for sentinel in sentinels:
+        for line in sentinel.log_path.read_text().splitlines() if sentinel.log_path.exists() else []:
+            found = re.search(r":X (\d+ \w+ \d+ [\d:.]+) . \+switch-master ", line)
+            if found:
+                times.append(datetime.strptime(found.group(1), "%d %b %Y %H:%M:%S.%f").timestamp())
+    return min(times) if times else None
 
 
 def fields(flat: list) -> dict:
@@ -194,6 +206,8 @@ def test_flags_need_each_other(tandem_binary):
 
 def test_nodes_follow_a_failover_of_the_primary(ha, nodes, join):
     primary, replica, sentinels = ha
+    # The first Sentinel listed is down: the nodes ask the next (and two of three still elect a leader).
+    sentinels[0].kill()
     # One node gives the database through --redis (no host: the Sentinels give it).
     n1 = nodes("n1", "--redis", "redis:///0")
     n2 = nodes("n2")
@@ -207,7 +221,7 @@ def test_nodes_follow_a_failover_of_the_primary(ha, nodes, join):
     bob.expect(gain_is(0.3), what="Ann's gain on the other node")
 
     marks = [len(node.stderr_lines) for node in (n1, n2)]
-    killed = time.monotonic()
+    killed, killed_wall = time.monotonic(), time.time()
     primary.kill(signal.SIGKILL)
 
     # Writes are refused while there is no primary, then acknowledged again once the nodes follow.
@@ -223,8 +237,10 @@ def test_nodes_follow_a_failover_of_the_primary(ha, nodes, join):
         else:
             time.sleep(0.1)
     failover_s = first_ack - killed
+    switched = switch_time(sentinels[1:])
     print(f"\nfailover: SIGKILL of the primary to the first acknowledged write: {failover_s:.2f} s "
-          f"(Sentinel down-after-milliseconds {DOWN_AFTER_MS})")
+          f"(Sentinel down-after-milliseconds {DOWN_AFTER_MS}; +switch-master after "
+          f"{'?' if switched is None else f'{switched - killed_wall:.2f}'} s)")
 
     for node, mark in zip((n1, n2), marks):
         line = node.wait_for_log(re.escape(f"redis: primary is now 127.0.0.1:{replica.port} (failover of {MASTER}"), start=mark)
@@ -247,3 +263,44 @@ def test_nodes_follow_a_failover_of_the_primary(ha, nodes, join):
         return {n["id"] for n in answer.json()["nodes"]} == {"n1", "n2"} or (answer.json(), replica.command("SMEMBERS", "tandem:nodes"))
 
     wait_until(lambda: listed() is True, what="both nodes in /api/cluster (read through the blocking connection)")
+
+
+def test_a_stopped_primary_is_failed_over_and_not_gone_back_to(ha, nodes, join):
+    """SIGSTOP instead of SIGKILL: the connections to the frozen primary stay open and
+    nothing resets them; the nodes still follow Sentinel's switch. When the old primary
+    continues (believing itself the primary until Sentinel makes it a replica), the nodes
+    stay on the new one and delivery never stops."""
+    primary, replica, sentinels = ha
+    n1, n2 = nodes("n1"), nodes("n2")
+    ann = join(n1, "Ann")
+    bob = join(n2, "Bob")
+    ann.expect_ack(ann.set("gain", 0.2))
+    bob.expect(gain_is(0.2), what="Ann's gain on the other node")
+    marks = [len(node.stderr_lines) for node in (n1, n2)]
+    primary.proc.send_signal(signal.SIGSTOP)
+    try:
+        for node, mark in zip((n1, n2), marks):
+            node.wait_for_log(re.escape(f"redis: primary is now 127.0.0.1:{replica.port} (failover of {MASTER}"), start=mark)
+            wait_until(lambda: healthz(node.port) == 200, what="/healthz 200 after the failover")
+    finally:
+        primary.proc.send_signal(signal.SIGCONT)
+    # Sentinel turns the old primary into a replica of the new one.
+    wait_until(lambda: primary.command("ROLE")[0] == "slave", what="the old primary a replica")
+    value = 0.2
+    deadline = time.monotonic() + WAIT
+    while True:
+        value = round(value + 0.01, 2)
+        seq = bob.set("gain", value)
+        frame = bob.expect(answered(seq), timeout=WAIT)
+        if frame["type"] == "update":
+            break
+        assert time.monotonic() < deadline, frame
+        time.sleep(0.1)
+    ann.expect(gain_is(value), what="Bob's write on the other node")
+    # No subscriber of a node is left on the old primary (the Sentinels' own are named sentinel-…).
+    subscribers = [line for line in str(primary.command("CLIENT", "LIST", "TYPE", "pubsub")).splitlines()
+                   if line and " name=sentinel-" not in line]
+    assert subscribers == [], subscribers
+    for node in (n1, n2):
+        assert node.metrics().get("tandem_cluster_delivery_stalled") == 0
+        assert node.metrics().get(f'tandem_redis_failovers_total{{master="{MASTER}"}}') == 1
