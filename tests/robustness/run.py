@@ -260,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     (folder / "seed").write_text(f"{args.seed}\n{replay_command(args)}\n")
 
     code = 2
+    # Ctrl-C even when started with SIGINT ignored (a background job of a script).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         code = asyncio.run(run(args, folder))
     except (KeyboardInterrupt, asyncio.CancelledError):

@@ -354,7 +354,9 @@ class Settings:
     # {master} the master's name, {replicas} the replica count. Used only when
     # `tandem --help` lists the flag.
     sentinel_flags: str = "--redis-sentinel {sentinels} --redis-master {master}"
-    replicas_flags: str = "--redis-replicas {replicas}"
+    # {wait}: the replicas a write waits for, one fewer than there are (at least 1),
+    # so that writes go on while one replica is down or has just been promoted.
+    replicas_flags: str = "--redis-replicas {wait}"
     sentinel_redis_url: str = "redis:///0"  # --redis beside --redis-sentinel: the password and db only
     lease_s: float = 1.5
     extra: dict = field(default_factory=dict)
@@ -407,7 +409,8 @@ class Services:
                                            master=MASTER, replicas=s.replicas)
             extra += self._known(text, "Sentinel")
         if s.replicas:
-            extra += self._known(s.replicas_flags.format(replicas=s.replicas, master=MASTER, sentinels=""), "replica")
+            extra += self._known(s.replicas_flags.format(replicas=s.replicas, wait=max(1, s.replicas - 1), master=MASTER,
+                                                         sentinels=""), "replica")
         return extra
 
     def _known(self, text: str, what: str) -> list[str]:
