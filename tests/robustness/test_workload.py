@@ -189,6 +189,10 @@ def check_history(hist: dict[str, Any], *, cluster: bool, min_ok: int, strict: b
         first_of_conn.setdefault((frame["process"], frame["conn"]), frame["kind"])
         assert frame["room"] in final and isinstance(frame["rev"], int), frame
     assert set(first_of_conn.values()) == {"welcome"}, first_of_conn
+    last_t: dict[str, float] = {}
+    for frame in frames:  # a reader's frames in the order it got them, timed when they arrived
+        assert frame["t"] >= last_t.get(frame["process"], 0.0), frame
+        last_t[frame["process"]] = frame["t"]
     for read in hist["reads_after_heal"]:
         if converged is None or read["process"] in converged:
             assert read["converged_at"] is not None and read["last_rev"] == final[read["room"]]["revision"], read

@@ -36,12 +36,15 @@ import math
 import random
 import time
 import urllib.parse
+import collections
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 
 from tests.robustness import rooms as room_files
 from tests.robustness.resp import Resp, pairs
@@ -267,6 +270,39 @@ class SetTrack:
 # --------------------------------------------------------------------------
 
 
+class _StampedConnection(ClientConnection):
+    """A client connection that notes, for every message, when the event loop
+    read its last bytes (`data_received`), on the harness clock: `stamps`, in
+    message order. All sockets ready at one poll are read before any task
+    handles what they brought, so a frame's stamp is never later than the
+    handling of an answer that was read at the same poll (or after): a
+    reader's frame is timed when it arrived, not when its task got the loop."""
+
+    clock: Callable[[], float] = staticmethod(time.monotonic)
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.stamps: collections.deque[float] = collections.deque()
+        self._read_at = 0.0
+
+    def data_received(self, data: bytes) -> None:
+        self._read_at = self.clock()
+        super().data_received(data)
+
+    def process_event(self, event: Any) -> None:
+        if isinstance(event, Frame) and event.fin and event.opcode in (Opcode.TEXT, Opcode.BINARY, Opcode.CONT):
+            self.stamps.append(self._read_at)
+        super().process_event(event)
+
+    def stamp(self) -> float | None:
+        """When the message `recv()` just returned arrived (None if unknown)."""
+        return self.stamps.popleft() if self.stamps else None
+
+
+def stamped_connection(clock: Callable[[], float]) -> type[_StampedConnection]:
+    return type("StampedConnection", (_StampedConnection,), {"clock": staticmethod(clock)})
+
+
 class _Conn:
     """One WebSocket connection of a process."""
 
@@ -332,10 +368,12 @@ class _Socket:
                 ws = await ws_connect(self.url(), subprotocols=[SUBPROTOCOL], compression=None, proxy=None,
                                       open_timeout=cfg.open_timeout_s, ping_interval=cfg.ping_interval_s,
                                       ping_timeout=cfg.ping_timeout_s, close_timeout=1.0, max_size=1 << 22,
-                                      max_queue=None, user_agent_header=None)
+                                      max_queue=None, user_agent_header=None,
+                                      create_connection=self.wl.connection_class)
                 self._current_ws = ws
                 while True:
                     frame = json.loads(await ws.recv())
+                    arrived = ws.stamp()
                     if frame.get("type") == "welcome":
                         break
         except Exception as error:  # refused, timed out, closed before its welcome (1013, 4404...), a bad frame
@@ -354,10 +392,11 @@ class _Socket:
         rec.connections.append(entry)
         self.conn = conn
         self._note_rev(frame.get("rev"))
-        self.on_welcome(conn, frame)
+        self.on_welcome(conn, frame, arrived)
         self.connected.set()
         try:
             async for message in ws:
+                arrived = ws.stamp()
                 try:
                     frame = json.loads(message)
                 except ValueError:
@@ -366,7 +405,7 @@ class _Socket:
                 kind = frame.get("type")
                 if kind == "update":
                     self._note_rev(frame.get("rev"))
-                    self.on_update(conn, frame)
+                    self.on_update(conn, frame, arrived)
                 elif kind == "reject":
                     self.on_reject(conn, frame)
                 elif kind == "welcome":
@@ -403,9 +442,9 @@ class _Socket:
                 pass
             await _abort(ws)
 
-    # hooks
-    def on_welcome(self, conn: _Conn, frame: dict[str, Any]) -> None: ...
-    def on_update(self, conn: _Conn, frame: dict[str, Any]) -> None: ...
+    # hooks (`arrived`: when the frame's bytes were read, on the harness clock)
+    def on_welcome(self, conn: _Conn, frame: dict[str, Any], arrived: float | None) -> None: ...
+    def on_update(self, conn: _Conn, frame: dict[str, Any], arrived: float | None) -> None: ...
     def on_reject(self, conn: _Conn, frame: dict[str, Any]) -> None: ...
     def on_closed(self, conn: _Conn) -> None: ...
 
@@ -419,8 +458,10 @@ async def _abort(ws: Any) -> None:
 class _Reader(_Socket):
     """Never writes; every welcome and update is a frame of the history."""
 
-    def _record(self, conn: _Conn, kind: str, frame: dict[str, Any], changes: list[dict[str, Any]]) -> None:
-        record = {"process": self.process, "conn": conn.number, "t": self.wl.rec.clock(), "room": self.room,
+    def _record(self, conn: _Conn, kind: str, frame: dict[str, Any], changes: list[dict[str, Any]],
+                arrived: float | None) -> None:
+        t = arrived if arrived is not None else self.wl.rec.clock()
+        record = {"process": self.process, "conn": conn.number, "t": t, "room": self.room,
                   "node": self.node, "kind": kind, "rev": frame.get("rev"), "changes": changes}
         if kind == "welcome":
             record["client"] = conn.client
@@ -428,17 +469,17 @@ class _Reader(_Socket):
                 record["since"] = frame["since"]
         self.wl.rec.frames.append(record)
 
-    def on_welcome(self, conn: _Conn, frame: dict[str, Any]) -> None:
+    def on_welcome(self, conn: _Conn, frame: dict[str, Any], arrived: float | None) -> None:
         changes = []
         for control in frame.get("controls", []):
             change = {"control": control.get("id"), "state": control.get("state"), "rev": control.get("rev")}
             if "by" in control:
                 change["by"] = control["by"]
             changes.append(change)
-        self._record(conn, "welcome", frame, changes)
+        self._record(conn, "welcome", frame, changes, arrived)
 
-    def on_update(self, conn: _Conn, frame: dict[str, Any]) -> None:
-        self._record(conn, "update", frame, list(frame.get("changes", [])))
+    def on_update(self, conn: _Conn, frame: dict[str, Any], arrived: float | None) -> None:
+        self._record(conn, "update", frame, list(frame.get("changes", [])), arrived)
 
 
 class _Writer(_Socket):
@@ -614,7 +655,7 @@ class _Writer(_Socket):
 
     # -- answers
 
-    def on_update(self, conn: _Conn, frame: dict[str, Any]) -> None:
+    def on_update(self, conn: _Conn, frame: dict[str, Any], arrived: float | None) -> None:
         ack = frame.get("ack")
         if not isinstance(ack, int) or ack <= conn.prev_ack:
             return
@@ -814,6 +855,7 @@ class Workload:
             start = time.monotonic()
             clock = lambda: time.monotonic() - start  # noqa: E731
         self.rec = Recorder(clock)
+        self.connection_class = stamped_connection(clock)
         self.node_names = list(config.nodes)
         self.admin = config.admin_node or self.node_names[0]
         self.room_ids = [room_files.room_id(n) for n in range(1, config.rooms + 1)]
