@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -293,6 +295,13 @@ def test_stop_returns_with_a_node_paused(binary, stack, tmp_path):
 # --------------------------------------------------------------------------
 
 
+def state_of(grids: dict[str, room_files.Grid], control: str, wire: Any) -> dict[str, Any]:
+    """The state a set of `wire` stores (what the server would answer)."""
+    grid = grids[control]
+    index = int(wire[1:], 16) if control == "tint" else next(k for k in range(grid.size) if grid.wire(k) == wire)
+    return grid.state(index)
+
+
 class ScriptedServer:
     """A stand-in for a node: welcomes, then per message: seq % 7 == 0 is
     refused `busy`, seq % 11 == 0 refused `unknown`, any other set, step or
@@ -332,10 +341,7 @@ class ScriptedServer:
                 self.revs[key] = self.rev
                 control = message["control"]
                 if message["type"] == "set":
-                    grid = grids[control]
-                    index = next(i for i in range(grid.size) if grid.wire(i) == message["value"]) \
-                        if control != "tint" else int(message["value"][1:], 16)
-                    state = grid.state(index)
+                    state = state_of(grids, control, message["value"])
                 else:
                     state = {"value": self.rev}
                 changes[control] = {"control": control, "state": state, "rev": self.rev, "by": client}
@@ -411,3 +417,75 @@ def test_outcomes_against_a_scripted_server():
     for outcome in [("ok", None), ("fail", "busy"), ("info", "unknown"), ("info", "closed")]:
         assert seen[outcome] > 0, seen
     assert seen["rev"] > 0, seen
+
+
+def test_http_outcomes_against_a_scripted_server():
+    """PUT answers: 200 ok (with the revision when the state is the one sent), 409 fail, 503 "nothing
+    changed" fail, 503 "may or may not" info, code `unknown` info whatever the status, a hang-up info
+    `closed`, no answer info `timeout`; a port nobody listens on fails `connect_failed`."""
+    grids = room_files.grids(room_files.schema(1))
+    script = [
+        (200, None), (409, {"code": "busy", "message": "held", "holder": "c1"}),
+        (503, {"code": "unavailable", "message": "the room's owner could not be reached; nothing changed, try again"}),
+        (503, {"code": "unavailable", "message": "the write may or may not have been applied"}),
+        (400, {"code": "unknown", "message": "this message may or may not have been applied"}),
+        ("hang up", None), ("stall", None),
+    ]
+    expected = [("ok", None), ("fail", "busy"), ("fail", "unavailable"), ("info", "unavailable"),
+                ("info", "unknown"), ("info", "closed"), ("info", "timeout")]
+    requests: list[tuple[str, Any]] = []
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = int(next(line.split(b":")[1] for line in head.split(b"\r\n") if line.lower().startswith(b"content-length")))
+        body = json.loads(await reader.readexactly(length))
+        control = head.split(b" ")[1].decode().rsplit("/", 1)[1]
+        index = len(requests)
+        requests.append((control, body["value"]))
+        status, payload = script[index % len(script)]
+        if status == "stall":
+            await asyncio.sleep(2)
+        elif status != "hang up":
+            if payload is None:
+                payload = {"control": control, "state": state_of(grids, control, body["value"]), "rev": 100 + index}
+            data = json.dumps(payload).encode()
+            writer.write(b"HTTP/1.1 %d X\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s"
+                         % (status, len(data), data))
+            await writer.drain()
+        writer.close()
+
+    async def scenario() -> dict[str, Any]:
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        with contextlib.closing(socket.socket()) as unused:
+            unused.bind(("127.0.0.1", 0))
+            dead = unused.getsockname()[1]  # bound, never listening: connections are refused
+            async with server:
+                port = server.sockets[0].getsockname()[1]
+                w = Workload(WorkloadConfig(seed=22, nodes={"a": f"http://127.0.0.1:{port}", "b": f"http://127.0.0.1:{dead}"},
+                                            rooms=1, ws_writers_per_room=0, http_writers_per_room=2, readers_per_room=0,
+                                            rate_hz=50, op_timeout_s=0.5, stop_grace_s=0.2, settle_s=0.1))
+                w.room_schemas = {"rb1": room_files.schema(1)}
+                w._make_clients()
+                task = asyncio.create_task(w.run())
+                deadline = time.monotonic() + RUN_DEADLINE
+                while len(requests) < 3 * len(script):
+                    assert time.monotonic() < deadline and not task.done(), len(requests)
+                    await asyncio.sleep(0.05)
+                await w.stop()
+                await task
+                return await w.history(final={})
+
+    hist = asyncio.run(asyncio.wait_for(scenario(), 55))
+    ends = [op for op in hist["ops"] if op["type"] != "invoke"]
+    on_a = [op for op in ends if op["node"] == "a"]
+    on_b = [op for op in ends if op["node"] == "b"]
+    assert on_b and {(op["type"], op.get("code")) for op in on_b} == {("fail", "connect_failed")}
+    assert len(on_a) >= 3 * len(script) - 1
+    for index, op in enumerate(on_a[: 3 * len(script)]):
+        if index == len(requests) - 1:
+            break  # the last may have been cut by stop()
+        control, wire = requests[index]
+        assert (op["control"], op["value"]) == (control, state_of(grids, control, wire)), (index, op)
+        assert (op["type"], op.get("code")) == expected[index % len(script)], (index, op)
+        if op["type"] == "ok":
+            assert op["rev"] == 100 + index and op["client"] == "api", op

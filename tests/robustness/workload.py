@@ -757,6 +757,7 @@ class _HttpWriter:
     - 200 → `ok`, with `rev` and `state` when the answered state is the one
       sent (a cluster node answers the control's state as its view has it
       once the ack arrived, which a later commit may already have replaced).
+    - a body whose code is `unknown`, whatever the status → `info`.
     - 4xx → `fail` (`code`: the body's code, else the status; `status`).
     - 503 whose message says "nothing changed" → `fail`; any other 503 (the
       owner's "may or may not have been applied") or 5xx → `info`.
@@ -822,6 +823,8 @@ class _HttpWriter:
             else:
                 fields = {"answer": body}
             self._finish(op, "ok", **fields)
+        elif body_code == "unknown":  # the owner cannot know (whatever the status says)
+            self._finish(op, "info", code=body_code, status=status)
         elif 400 <= status < 500:
             self._finish(op, "fail", code=body_code or str(status), status=status)
         elif status == 503 and isinstance(body, dict) and "nothing changed" in str(body.get("message", "")):
