@@ -327,7 +327,8 @@ class _Socket:
         self.process = process
         self.room = room
         self.node = node
-        self.rng = random.Random(f"{wl.config.seed}:{process}")
+        self.rng = random.Random(f"{wl.config.seed}:{process}")  # what it does
+        self.backoff_rng = random.Random(f"{wl.config.seed}:{process}:backoff")  # when it reconnects
         self.conn: _Conn | None = None
         self.connected = asyncio.Event()
         self.closing = False
@@ -354,7 +355,7 @@ class _Socket:
                 backoff = 0.1
             if self.closing:
                 break
-            await self.wl._sleep(backoff * (0.5 + self.rng.random()), self)
+            await self.wl._sleep(backoff * (0.5 + self.backoff_rng.random()), self)
             backoff = min(2.0, backoff * 2)
 
     async def _open_once(self) -> bool:
@@ -383,6 +384,10 @@ class _Socket:
                                     "error": type(error).__name__})
             if ws is not None:
                 await _abort(ws)
+            self._current_ws = None
+            return False
+        if self.closing:  # close() came while this one was opening
+            await _abort(ws)
             self._current_ws = None
             return False
         self.conn_count = number
