@@ -23,8 +23,9 @@ to its node and reconnects to it after a close (backoff 0.1 s doubling to
 - Readers (`r1`, ...): never write; every welcome and update is a frame.
 
 Outcomes are classified as HISTORY.md says; see `_Writer` and `_HttpWriter`.
-Every await has a deadline, and `stop()` returns within about
-`stop_grace_s + 1.5 + settle_s + 1` seconds whatever the nodes do.
+Every await has a deadline, and `stop()` returns within
+`stop_grace_s + 1.5 + settle_s + 0.5` seconds (10 s by default) whatever the
+nodes do.
 """
 
 from __future__ import annotations
@@ -442,7 +443,7 @@ class _Socket:
         ws = self._current_ws
         if ws is not None:
             try:
-                await asyncio.wait_for(ws.close(), 1.0)
+                await asyncio.wait_for(ws.close(), 0.5)
             except Exception:
                 pass
             await _abort(ws)
@@ -1023,8 +1024,9 @@ class Workload:
         await asyncio.gather(*(w.settle(grace_end) for w in self.writers))
         for w in self.writers:
             w.stop_pending()
-        await asyncio.gather(*(w.close() for w in self.writers))
+        closing = asyncio.gather(*(w.close() for w in self.writers))  # meanwhile, the revisions to wait for
         self.stop_target = await self._room_revisions(timeout=1.5)
+        await closing
         settle_end = time.monotonic() + cfg.settle_s
         while time.monotonic() < settle_end and not self._converged(self.stop_target):
             await asyncio.sleep(0.05)
