@@ -14,6 +14,9 @@ public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
     case unauthorized(String)
     /// Cluster mode: the room's owner or Redis could not be reached; nothing changed, try again later.
     case unavailable(String)
+    /// Cluster mode: the room's owner stopped answering after the message reached it:
+    /// it may or may not have been applied (the room's state tells).
+    case outcomeUnknown(String)
     /// The server closed the connection before a welcome (4401, 4403, 4404…).
     case refused(code: Int, reason: String)
     /// The connection dropped before the server acknowledged this step or gesture.
@@ -37,6 +40,7 @@ public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
         case "no_gesture": .noGesture(message)
         case "unauthorized": .unauthorized(message)
         case "unavailable": .unavailable(message)
+        case "unknown": .outcomeUnknown(message)
         default: .badMessage("\(code): \(message)")
         }
     }
@@ -49,7 +53,7 @@ public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
         case .closed: "the room was closed"
         case let .badValue(m), let .unknownControl(m), let .unknownThumb(m), let .forbidden(m),
              let .rateLimited(m), let .readOnly(m), let .noGesture(m), let .badMessage(m),
-             let .unauthorized(m), let .unavailable(m), let .badURL(m), let .transport(m), let .protocolViolation(m): m
+             let .unauthorized(m), let .unavailable(m), let .outcomeUnknown(m), let .badURL(m), let .transport(m), let .protocolViolation(m): m
         }
     }
 }

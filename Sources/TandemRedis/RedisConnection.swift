@@ -10,11 +10,12 @@
 ///   the loop, never inside `send`;
 /// - `stop()` gives every pending reply `.error("connection closed")` before it returns.
 ///
-/// Timeouts: connecting and the handshake (AUTH, SELECT, PING) get 1 s together. hiredis 0.14
-/// has no command timeout; a dead peer is noticed by TCP instead: keepalive probes an idle
-/// connection after 5 s (every 2 s, 3 times) and TCP_USER_TIMEOUT drops one whose writes go
-/// unacknowledged for 10 s; then pending replies get `connection lost`. A live Redis that
-/// stalls (a long script, SIGSTOP) is not noticed: its replies are simply late.
+/// Timeouts: connecting and the handshake (AUTH, SELECT, PING) get 1 s together. Every reply
+/// gets `commandTimeoutMs` (1 s unless set before `start()`): when the oldest reply owed is
+/// later than that — Redis stalled (a long script, SIGSTOP), the link cut off, a slow proxy —
+/// the connection is dropped, every pending reply gets `connection lost: no reply for … ms`,
+/// and reconnecting starts. An idle dead peer is noticed by TCP keepalive (5 s, every 2 s,
+/// 3 times) and TCP_USER_TIMEOUT (10 s).
 ///
 /// Host names are resolved on libuv's thread pool, so a slow DNS never blocks the loop.
 ///
@@ -32,6 +33,14 @@ public final class RedisConnection {
     /// Every change of `state`, on the loop thread.
     public var onState: ((State) -> Void)?
     public var state: State { link.state }
+    /// How long a reply may take before the connection is dropped (0: no limit). Set before `start()`.
+    public var commandTimeoutMs: UInt64 {
+        get { link.commandTimeoutMs }
+        set { link.commandTimeoutMs = newValue }
+    }
+
+    /// How long (ms) the oldest reply still owed has been waited for (0: none owed).
+    public var stalledMs: UInt64 { link.oldestOwedAge }
 
     private let link: RedisLink
     private var waiting: [([[UInt8]], ((RedisReply) -> Void)?)] = []

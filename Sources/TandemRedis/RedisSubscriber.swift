@@ -21,6 +21,7 @@ public final class RedisSubscriber {
         self.url = url
         self.name = name
         link = RedisLink(url: url, loop: loop, name: name)
+        link.tracksReplies = false // pushes interleave with replies: watched end to end (the delivery probe)
         link.onState = { [weak self] state in self?.onState?(state) }
         link.onReady = { [weak self] in self?.resubscribe() }
         link.onPush = { [weak self] reply in self?.pushed(reply) }

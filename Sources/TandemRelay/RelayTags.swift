@@ -92,6 +92,7 @@ extension RejectCode {
         case .unauthorized: 9
         case .unknownPreset: 10
         case .unavailable: 11
+        case .unknown: 12
         }
     }
 
@@ -109,6 +110,7 @@ extension RejectCode {
         case 9: self = .unauthorized
         case 10: self = .unknownPreset
         case 11: self = .unavailable
+        case 12: self = .unknown
         default: return nil
         }
     }

@@ -65,10 +65,17 @@ final class Connection {
     var registered = false
     /// Whether its welcome was made (after the owner's admission).
     var welcomed = false
-    /// The `seq`s of its messages relayed to the owner and not yet acknowledged,
-    /// oldest first (at most `Connection.relayedLimit`): when the owner changes,
-    /// those the old owner never answered are refused with `unavailable`.
-    var relayed: [Int] = []
+    /// The owner epoch whose admission of it this node saw (-1: none yet), and
+    /// when it last registered: a member the current owner never admitted (its
+    /// registration was lost) registers again (`Server.reregisterLost`).
+    var admittedEpoch = -1
+    var registeredAt = Moment.zero
+    /// Its messages relayed to the owner and not yet answered, oldest first
+    /// (at most `Connection.relayedLimit`; past it a message is refused
+    /// `unavailable` here): the `ack` its frames carry stays below the first
+    /// (`Room.holdAck`), and each gets its answer from the owner, or from this
+    /// node when the owner changed or fell silent (Server+ClusterAnswers.swift).
+    var relayed: [RelayedMessage] = []
     static let relayedLimit = 256
     /// The `seq`s this node refused itself (`unavailable`): a reject for one
     /// of them from the owner as well is not sent twice.
@@ -137,4 +144,14 @@ final class RoomHost {
         let slot = arrivals[revision & (Self.arrivalCapacity - 1)]
         return slot.revision == revision ? slot.at : nil
     }
+}
+
+/// A member's message on its way to the room's owner.
+struct RelayedMessage {
+    var seq: Int
+    /// The room's doubt count when it was relayed (`RoomReplica.doubt`): a later
+    /// doubt means its answer may have been missed.
+    var doubt: Int
+    /// When it was relayed: unanswered past `Server.answerTimeout`, it is answered `unknown` here.
+    var at: Moment
 }

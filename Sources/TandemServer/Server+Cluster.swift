@@ -38,6 +38,7 @@ extension Server {
     func register(_ connection: Connection, _ replica: RoomReplica, cluster: Cluster, at now: Moment) {
         guard connection.closing == nil, let host = connection.host else { return }
         connection.registered = true
+        connection.registeredAt = now
         let ack = host.room.admission(of: connection.client)?.ack ?? 0
         relay(.register(node: cluster.node, client: connection.client, name: connection.joinName,
                         role: connection.joinRole, ack: ack),
@@ -78,9 +79,10 @@ extension Server {
             clusterPresetChange(connection, request, seq: seq, host: host, cluster: cluster)
             return
         }
-        if let seq = decoded.seq {
-            if connection.relayed.count >= Connection.relayedLimit { connection.relayed.removeFirst() }
-            connection.relayed.append(seq)
+        if let seq = decoded.seq, !noteRelayed(connection, seq: seq, replica, host: host, at: now) {
+            queueLocalReject(connection, host: host, seq: seq, code: .unavailable,
+                             message: "\(Connection.relayedLimit) messages are waiting for the room's owner; nothing changed, try again")
+            return
         }
         relay(.message(client: connection.client, bytes: message), replica, host: host, cluster: cluster, at: now, seq: decoded.seq)
     }
@@ -118,17 +120,33 @@ extension Server {
     /// `unavailable`, so its sender knows that nothing happened.
     func relay(_ request: RelayRequest, _ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment, seq: Int? = nil) {
         metrics.cluster.relayed[request.kindName, default: 0] += 1
-        if replica.owned {
+        if ownsSurely(replica, cluster: cluster, at: now) { // Server+ClusterAnswers.swift
             ownerHandle(request, replica, host: host, cluster: cluster, at: now)
             return
         }
         let client = request.client
+        if cluster.commands.stalledMs > Self.stalledRelayMs, case .message = request {
+            // Redis has not answered this connection for a while (cut off, stalled): a message
+            // sent now would likely be lost in flight, its outcome unknown. Refused unsent.
+            if let seq, let client, let connection = host.members[client] {
+                queueLocalReject(connection, host: host, seq: seq, code: .unavailable,
+                                 message: "redis is not answering this node; nothing changed, try again")
+            }
+            return
+        }
         let bytes = RelayCodec.encode(request)
         cluster.commands.send([Array("PUBLISH".utf8), Array(ClusterKeys.inbox(replica.id).utf8), bytes]) { [weak self] reply in
             guard let self else { return }
             let reached: Bool
             switch reply {
             case let .integer(n): reached = n > 0
+            case let .error(message) where !message.hasPrefix("redis unavailable"):
+                // Sent, and no answer (the connection dropped): it may have reached the owner,
+                // and its answer may come or have been missed; the owner change or the
+                // overdue answer settles it (`unknown` unless the owner answers).
+                replica.doubt += 1
+                self.seekOwner(replica, cluster: cluster, at: Clock.now())
+                return
             default: reached = false
             }
             guard !reached else { return }
@@ -146,28 +164,18 @@ extension Server {
         }
     }
 
-    /// After an owner change: every message of `connection` the old owner
-    /// never answered (above its last ack) is refused with `unavailable`, so
-    /// that each message a client sends gets an ack or a reject.
-    func refuseUnanswered(_ connection: Connection, host: RoomHost) {
-        let ack = host.room.admission(of: connection.client)?.ack ?? 0
-        let unanswered = connection.relayed.filter { $0 > ack }
-        connection.relayed.removeAll()
-        for seq in unanswered {
-            queueLocalReject(connection, host: host, seq: seq, code: .unavailable,
-                             message: "the room changed owner before this message was applied; nothing changed, try again")
-        }
-    }
-
     /// Queues a reject for a local member in the view and wakes it.
     func queueLocalReject(_ connection: Connection, host: RoomHost, seq: Int, code: RejectCode, message: String) {
-        connection.relayed.removeAll { $0 == seq }
+        answered(connection, seq: seq, host: host) // Server+ClusterAnswers.swift
         if connection.refusedLocally.count >= Connection.relayedLimit { connection.refusedLocally.removeAll() }
         connection.refusedLocally.insert(seq)
         let effects = host.room.refuse(connection.client, seq: seq, code: code, message: message)
         metrics.rejects[code, default: 0] += 1
         if !effects.isEmpty { arm(connection, at: Clock.now()) }
     }
+
+    /// A commands connection whose oldest reply is this late (ms) relays no more members' messages.
+    static let stalledRelayMs: UInt64 = 300
 
     /// Listens to the room's publications.
     func follow(_ replica: RoomReplica, cluster: Cluster, at now: Moment) {

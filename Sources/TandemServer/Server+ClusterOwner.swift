@@ -15,6 +15,7 @@ extension Server {
         guard !replica.owned, !replica.acquiring, cluster.up else { return }
         replica.acquiring = true
         let id = replica.id
+        let sent = now
         cluster.commands.eval(ClusterScripts.acquire, keys: [ClusterKeys.lease(id), ClusterKeys.epoch(id)].map { Array($0.utf8) },
                               args: [cluster.node, cluster.leaseMs].map { Array($0.utf8) }) { [weak self] reply in
             replica.acquiring = false
@@ -24,8 +25,18 @@ extension Server {
                 self.throttled("cluster-acquire", .warn, "room \(id): taking the lease failed: \(reply)")
                 return
             }
-            if won {
-                self.takeOwnership(replica, holder: holder, cluster: cluster, at: now)
+            if won, cluster.settings.redisReplicas > 0 {
+                // The new epoch must survive a failover before it is used (two owners never share one).
+                self.waitForReplicas(cluster) { confirmed in
+                    guard confirmed else {
+                        self.throttled("cluster-acquire", .warn, "room \(id): the lease's epoch was not confirmed by \(cluster.settings.redisReplicas) replica(s): giving it up")
+                        self.release(replica, holder: holder, cluster: cluster)
+                        return
+                    }
+                    self.takeOwnership(replica, holder: holder, leaseFrom: sent, cluster: cluster, at: Clock.now())
+                }
+            } else if won {
+                self.takeOwnership(replica, holder: holder, leaseFrom: sent, cluster: cluster, at: now)
             } else if !replica.synced || Self.epoch(of: holder) > replica.viewEpoch {
                 self.askSnapshot(replica, cluster: cluster, at: now)
             }
@@ -40,7 +51,7 @@ extension Server {
     /// This node now holds the lease: the authority is built from Redis,
     /// this node's members are registered with it, and a snapshot is
     /// published first thing, so that every view follows the new owner.
-    func takeOwnership(_ replica: RoomReplica, holder: String, cluster: Cluster, at now: Moment) {
+    func takeOwnership(_ replica: RoomReplica, holder: String, leaseFrom sent: Moment, cluster: Cluster, at now: Moment) {
         guard let host = rooms[replica.id] else {
             release(replica, holder: holder, cluster: cluster)
             return
@@ -66,6 +77,7 @@ extension Server {
         replica.holder = holder
         replica.epoch = Self.epoch(of: holder)
         replica.lastRenewal = now
+        leaseGranted(replica, sent: sent, cluster: cluster) // Server+ClusterAnswers.swift
         replica.presenceRefreshed = (0, now)
         cluster.subscriber.subscribe(ClusterKeys.inbox(replica.id))
         metrics.cluster.ownershipGained += 1
@@ -105,13 +117,21 @@ extension Server {
         log.warn("room \(replica.id): no longer its owner (epoch \(epoch)): \(reason)")
         metrics.cluster.ownershipLost += 1
         cluster.subscriber.unsubscribe(ClusterKeys.inbox(replica.id))
+        // What this turn owed was never sent to Redis: nothing of it happened.
+        if let host = rooms[replica.id] {
+            answerLocally(acks: replica.acks, rejects: replica.rejects, code: .unavailable,
+                          reason: "the room's owner lost its lease before this message was stored", host: host)
+        }
+        // Turns still in flight settle when Redis answers or the connection drops; an
+        // answer their publications carried may be missed from now on.
+        if !replica.inFlight.isEmpty { replica.doubt += 1 }
         replica.dropAuthority()
         replica.lastHeard = .zero
     }
 
     /// Applies a request to the authority and keeps what the turn owes.
     func ownerHandle(_ request: RelayRequest, _ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment) {
-        guard replica.authority != nil else { return }
+        guard ownsSurely(replica, cluster: cluster, at: now) else { return }
         var effects: [Effect] = []
         switch request {
         case let .register(_, client, name, role, ack):
@@ -246,6 +266,7 @@ extension Server {
         let now = Clock.now()
         for replica in dirty {
             replica.dirty = false
+            guard ownsSurely(replica, cluster: cluster, at: now) else { continue } // never publish past the lease
             publishTurn(replica, cluster: cluster, at: now)
         }
     }
@@ -266,15 +287,17 @@ extension Server {
         if !delta.isEmpty || !commits.isEmpty || heartbeat || counted || replica.snapshotWanted {
             replica.publishedPresent = delta.present
             replica.sequence += 1
+            let owed = TurnOwed(epoch: replica.epoch, sequence: replica.sequence, acks: delta.acks, rejects: delta.rejects, commits: commits.count)
             write(replica, .delta(epoch: replica.epoch, sequence: replica.sequence, owner: cluster.node, delta),
-                  commits: commits, revision: delta.revision, cluster: cluster, at: now)
+                  commits: commits, revision: delta.revision, owed: owed, cluster: cluster, at: now)
             if !commits.isEmpty { snapshotTimeline(replica, commits: commits, cluster: cluster) } // Server+ClusterTimeline.swift
         }
         if replica.snapshotWanted, let snapshot = replica.authority?.snapshotForViews {
             replica.snapshotWanted = false
             replica.sequence += 1
             write(replica, .snapshot(epoch: replica.epoch, sequence: replica.sequence, owner: cluster.node, snapshot),
-                  commits: [], revision: snapshot.revision, cluster: cluster, at: now)
+                  commits: [], revision: snapshot.revision, owed: TurnOwed(epoch: replica.epoch, sequence: replica.sequence, acks: [], rejects: [], commits: 0),
+                  cluster: cluster, at: now)
         }
     }
 
@@ -285,9 +308,12 @@ extension Server {
     /// One fenced write: the commits, the room revision and the publication,
     /// all or nothing. Refused by the fence, or failed: this node steps down.
     private func write(_ replica: RoomReplica, _ publication: RelayPublication, commits: [StoredCommit], revision: Int,
-                       cluster: Cluster, at now: Moment) {
+                       owed: TurnOwed, cluster: Cluster, at now: Moment) {
         let bytes = RelayCodec.encode(publication)
-        var args: [[UInt8]] = [Array(replica.holder.utf8), Array(ClusterKeys.outbox(replica.id).utf8), bytes,
+        // With --redis-replicas N the script only writes; the publication goes out once
+        // N replicas hold the turn (`WAIT`), so nobody sees what a failover could take back.
+        let replicated = cluster.settings.redisReplicas > 0
+        var args: [[UInt8]] = [Array(replica.holder.utf8), Array(ClusterKeys.outbox(replica.id).utf8), replicated ? [] : bytes,
                                Array(String(revision).utf8), Array(String(commits.count).utf8)]
         args.reserveCapacity(args.count + 6 * commits.count)
         for commit in commits {
@@ -303,19 +329,41 @@ extension Server {
         metrics.cluster.publicationBytes += bytes.count
         let epoch = replica.epoch
         let id = replica.id
+        replica.inFlight.append(owed)
         cluster.commands.eval(ClusterScripts.writeTurn,
                               keys: [Array(ClusterKeys.lease(id).utf8), Array(ClusterKeys.room(id).utf8), Array(ClusterKeys.log(id).utf8)],
                               args: args) { [weak self] reply in
             guard let self else { return }
             if let (written, holder) = ClusterScripts.answer(reply) {
+                if written, replicated {
+                    self.waitForReplicas(cluster) { confirmed in
+                        guard confirmed else {
+                            self.stepDown(replica, epoch: epoch, reason: "the turn was not confirmed by \(cluster.settings.redisReplicas) replica(s) in time", cluster: cluster)
+                            self.settleTurn(owed, written: nil, reason: "the room's replicas did not confirm this message in time", replica)
+                            return
+                        }
+                        cluster.commands.send([Array("PUBLISH".utf8), Array(ClusterKeys.outbox(id).utf8), bytes], reply: nil)
+                        self.settleTurn(owed, written: true, reason: "", replica)
+                        if !commits.isEmpty { self.oscCommitted(commits, room: id) }
+                    }
+                    return
+                }
                 if written {
+                    self.settleTurn(owed, written: true, reason: "", replica) // Server+ClusterAnswers.swift
                     if !commits.isEmpty { self.oscCommitted(commits, room: id) }
                     return
                 }
-                self.stepDown(replica, epoch: epoch, reason: "the lease is held by '\(holder.isEmpty ? "nobody" : holder)': writes refused", cluster: cluster)
+                let reason = "the lease is held by '\(holder.isEmpty ? "nobody" : holder)': writes refused"
+                self.stepDown(replica, epoch: epoch, reason: reason, cluster: cluster)
+                self.settleTurn(owed, written: false, reason: "the room's owner lost its lease before this message was stored", replica)
             } else {
                 self.log.error("room \(id): writing \(commits.count) commit(s) failed: \(reply)")
                 self.stepDown(replica, epoch: epoch, reason: "a write failed: \(reply)", cluster: cluster)
+                // A reply that is an error from Redis itself (not a lost connection) wrote nothing.
+                let lost = reply.errorMessage.map { $0.hasPrefix("connection") || $0.hasPrefix("redis unavailable") } ?? true
+                let neverSent = reply.errorMessage?.hasPrefix("redis unavailable") ?? false
+                self.settleTurn(owed, written: lost && !neverSent ? nil : false,
+                                reason: "the room's owner lost its connection to Redis while storing this message", replica)
             }
         }
     }
@@ -326,6 +374,24 @@ extension RelayPublication {
         switch self {
         case .delta: "delta"
         case .snapshot: "snapshot"
+        }
+    }
+}
+
+extension Server {
+    /// How long `WAIT` may take (below the command timeout, so that a missing replica is a refusal, not a dropped connection).
+    static let replicaWaitMs = 500
+
+    /// `WAIT N`: whether `--redis-replicas` replicas hold everything this connection wrote so far.
+    func waitForReplicas(_ cluster: Cluster, _ done: @escaping (Bool) -> Void) {
+        let wanted = cluster.settings.redisReplicas
+        cluster.commands.send([Array("WAIT".utf8), Array(String(wanted).utf8), Array(String(Self.replicaWaitMs).utf8)]) { [weak self] reply in
+            if case let .integer(count) = reply, count >= wanted {
+                done(true)
+                return
+            }
+            self?.metrics.cluster.replicaWaitsShort += 1
+            done(false)
         }
     }
 }

@@ -14,6 +14,7 @@ extension Server {
         cluster.subscriber.onState = { [weak self] state in self?.clusterStateChanged(state, connection: "subscriber") }
         cluster.subscriber.onMessage = { [weak self] channel, payload in self?.clusterMessage(channel: channel, payload: payload) }
         cluster.subscriber.subscribe(ClusterKeys.lifecycle)
+        startClusterWatch(cluster) // Server+DeliveryProbe.swift: the Sentinel monitor and the delivery probe
         cluster.commands.start()
         cluster.subscriber.start()
     }
@@ -38,6 +39,7 @@ extension Server {
                 for replica in cluster.replicas.values where replica.subscribed {
                     replica.synced = false
                     replica.snapshotAsked = nil
+                    replica.doubt += 1 // answers may have been published meanwhile (Server+ClusterAnswers.swift)
                 }
             }
             if cluster.up {
@@ -63,6 +65,7 @@ extension Server {
     func clusterMessage(channel: [UInt8], payload: [UInt8]) {
         guard let cluster else { return }
         let name = String(decoding: channel, as: UTF8.self)
+        if name == cluster.probe.channel { return deliveryProbeHeard(payload) } // Server+DeliveryProbe.swift
         let now = Clock.now()
         if name == ClusterKeys.lifecycle {
             if payload.starts(with: ClusterPresets.prefix.utf8) { return presetNoteHeard(payload) } // Server+ClusterPresets.swift
@@ -75,7 +78,9 @@ extension Server {
         guard let host = rooms[id] else { return }
         let replica = cluster.replica(id)
         if suffix == "}:in" {
-            guard replica.owned else { return }
+            // Unsure of its lease, the owner steps down and leaves the request unanswered:
+            // the member's node answers it once the room has a new owner.
+            guard ownsSurely(replica, cluster: cluster, at: now) else { return }
             do {
                 let request = try RelayCodec.decodeRequest(payload)
                 ownerHandle(request, replica, host: host, cluster: cluster, at: now)
@@ -103,7 +108,15 @@ extension Server {
         // even decoded: the view waits for a snapshot.
         if head.kind == RelayCodec.deltaKind,
            !(replica.synced && head.epoch == replica.viewEpoch && head.sequence == replica.viewSequence + 1) {
+            if head.epoch > replica.viewEpoch, head.sequence == 1,
+               case let .delta(_, _, _, first)? = try? RelayCodec.decodePublication(payload, schema: host.room.schema) {
+                // A new owner's first turn, just before its first snapshot: its answers are kept for then.
+                replica.answersBeforeSnapshot = (head.epoch, head.sequence, first)
+                askSnapshot(replica, cluster: cluster, at: now)
+                return
+            }
             if replica.synced {
+                replica.doubt += 1
                 metrics.cluster.publicationGaps += 1
                 log.info("room \(replica.id): publication \(head.epoch)/\(head.sequence) after \(replica.viewEpoch)/\(replica.viewSequence): asking for a snapshot")
                 replica.synced = false
@@ -134,6 +147,20 @@ extension Server {
             replica.viewOwner = owner
             replica.synced = true
             replica.snapshotAsked = nil
+            if let kept = replica.answersBeforeSnapshot {
+                replica.answersBeforeSnapshot = nil
+                if kept.epoch == epoch, kept.sequence + 1 == sequence {
+                    // The first delta's answers, over the snapshot that already shows its changes.
+                    var answers = RoomDelta(revision: snapshot.revision, present: kept.delta.present)
+                    answers.acks = kept.delta.acks
+                    answers.rejects = kept.delta.rejects.filter { !(host.members[$0.to]?.refusedLocally.contains($0.seq) ?? false) }
+                    answers.admitted = kept.delta.admitted
+                    host.room.absorb(answers, isLocal: { host.members[$0] != nil })
+                    react(to: answers, host: host, at: now)
+                } else if replica.synced {
+                    replica.doubt += 1 // it was not that owner's first delta after all: its answers are lost
+                }
+            }
             if newOwner {
                 log.info("room \(replica.id): owner \(owner) (epoch \(epoch)), revision \(snapshot.revision)")
                 oscOwnerChanged(room: replica.id)
@@ -145,7 +172,7 @@ extension Server {
             // anyone still unwelcomed may have missed its admission in a
             // publication this view skipped. Registering is idempotent.
             if newOwner {
-                for connection in host.members.values where connection.welcomed { refuseUnanswered(connection, host: host) }
+                for connection in host.members.values where connection.welcomed { refuseUnanswered(connection, host: host, replica) }
             }
             for connection in waiting { register(connection, replica, cluster: cluster, at: now) }
             let writes = replica.apiAwaitingSync
@@ -164,7 +191,9 @@ extension Server {
     /// Wakes whoever a delta concerns: newcomers get their welcome, members
     /// with an ack or a reject their frame at once, everyone else the next round.
     private func react(to delta: RoomDelta, host: RoomHost, at now: Moment) {
+        let epoch = cluster?.replicas[host.room.id]?.viewEpoch ?? 0
         for admission in delta.admitted {
+            host.members[admission.peer.client]?.admittedEpoch = epoch
             guard let connection = host.members[admission.peer.client], !connection.welcomed, connection.closing == nil else { continue }
             connection.welcomed = true
             connection.offeredMark = host.offered
@@ -181,11 +210,12 @@ extension Server {
         }
         for ack in delta.acks {
             guard let connection = host.members[ack.client] else { continue }
-            if let first = connection.relayed.first, first <= ack.seq { connection.relayed.removeAll { $0 <= ack.seq } }
+            answered(connection, upTo: ack.seq, host: host)
             arm(connection, at: now)
         }
         for reject in delta.rejects {
-            host.members[reject.to]?.relayed.removeAll { $0 == reject.seq }
+            guard let connection = host.members[reject.to] else { continue }
+            answered(connection, seq: reject.seq, host: host)
         }
         for reject in delta.rejects {
             guard let connection = host.members[reject.to] else { continue }
@@ -216,6 +246,7 @@ extension Server {
         for (seq, pending) in cluster.pendingAPI where now >= pending.deadline {
             finishAPIWrite(seq) { _ in .json(503, problem("unavailable", "the room's owner did not answer in time: the write may or may not have been applied; read the room and try again")) }
         }
+        answerOverdue(cluster, at: now) // Server+ClusterAnswers.swift
         guard cluster.up else { return }
         if let due = cluster.reconcileDue, now >= due {
             cluster.reconcileDue = now.adding(seconds: 10)
@@ -228,6 +259,8 @@ extension Server {
             } else if !host.members.isEmpty || !replica.apiAwaitingSync.isEmpty {
                 if !replica.synced || now.seconds(since: replica.lastHeard) >= cluster.settings.lease * 0.6 {
                     seekOwner(replica, cluster: cluster, at: now)
+                } else {
+                    reregisterLost(replica, host: host, cluster: cluster, at: now)
                 }
             } else if replica.subscribed, now.seconds(since: replica.lastHeard) >= 10 {
                 // Nobody here for a while: stop following the room.
@@ -239,10 +272,11 @@ extension Server {
     }
 
     private func ownerTick(_ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment) {
-        guard let authority = replica.authority else { return }
+        guard ownsSurely(replica, cluster: cluster, at: now), let authority = replica.authority else { return }
         if now.seconds(since: replica.lastRenewal) >= cluster.settings.lease / 4 {
             replica.lastRenewal = now
             let epoch = replica.epoch
+            let sent = now
             cluster.commands.eval(ClusterScripts.renew, keys: [Array(ClusterKeys.lease(replica.id).utf8)],
                                   args: [Array(replica.holder.utf8), Array(cluster.leaseMs.utf8)]) { [weak self] reply in
                 guard let (renewed, holder) = ClusterScripts.answer(reply) else {
@@ -251,6 +285,8 @@ extension Server {
                 }
                 if !renewed {
                     self?.stepDown(replica, epoch: epoch, reason: "the lease is held by '\(holder.isEmpty ? "nobody" : holder)'", cluster: cluster)
+                } else if replica.epoch == epoch {
+                    self?.leaseGranted(replica, sent: sent, cluster: cluster)
                 }
             }
         }
@@ -273,6 +309,18 @@ extension Server {
             }
         } else {
             replica.emptySince = nil
+        }
+    }
+
+    /// Members the current owner never admitted (their registration was lost:
+    /// sent while Redis was unreachable, or to an owner that went away)
+    /// register again, at most once a second.
+    private func reregisterLost(_ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment) {
+        guard replica.synced, cluster.up else { return }
+        for connection in host.members.values
+        where connection.registered && connection.closing == nil && connection.admittedEpoch != replica.viewEpoch
+            && now.seconds(since: connection.registeredAt) >= 1 {
+            register(connection, replica, cluster: cluster, at: now)
         }
     }
 

@@ -186,6 +186,12 @@ extension Server {
         switch frame {
         case let .reject(reject):
             send(OutboundEncoder.reject(reject), to: connection, batched: batched)
+            if connection.closing == nil, host.room.droppedRejects(for: connection.client) > 0 {
+                // Its ack stopped below the first reject it could not be sent: it must learn of
+                // those messages some other way (as after any close, they may or may not have happened).
+                throttled("rejects-dropped", .warn, "\(connection.client): more than \(host.room.limits.pendingRejects) rejects unread, closing with 4008")
+                close(connection, code: 4008, reason: "slow consumer: too many rejects unread")
+            }
         case let .update(update):
             send(encoded(update, in: host), to: connection, batched: batched)
             let delivered = update.changes.count + update.gestures.count

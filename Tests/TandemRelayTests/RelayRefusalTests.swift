@@ -180,11 +180,11 @@ struct RelayRefusalTests {
         let register = ByteBuilder(0xE1, 0x01)
         register.string("n").string("c").string("x").raw(3).int(0)
         _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest(register.bytes) })
-        // A thumb past press, a phase past cancel, a reject code past unavailable, a bool of 2, a presence byte of 2.
+        // A thumb past press, a phase past cancel, a reject code past unknown, a bool of 2, a presence byte of 2.
         let bad: [[UInt8]] = [
             delta { $0.int(1).uint(0).uint(1).int(3).string("gain").raw(10).string("c").raw(0).string(#"{"value":0.5}"#).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0) },
             delta { $0.int(1).uint(0).uint(1).int(3).string("gain").raw(0).string("c").raw(4).string(#"{"value":0.5}"#).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0) },
-            delta { $0.int(1).uint(0).uint(0).uint(0).uint(0).int(0).raw(0).uint(0).uint(1).string("c").int(1).raw(12).string("m").raw(0).uint(0) },
+            delta { $0.int(1).uint(0).uint(0).uint(0).uint(0).int(0).raw(0).uint(0).uint(1).string("c").int(1).raw(13).string("m").raw(0).uint(0) },
             delta { $0.int(1).uint(0).uint(0).uint(0).uint(0).int(0).raw(2).uint(0).uint(0).uint(0) },
             delta { $0.int(1).uint(1).int(3).string("gain").string(#"{"value":0.5}"#).int(1).raw(2).string("c").uint(0).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0) },
         ]

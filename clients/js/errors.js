@@ -27,6 +27,8 @@ export class Unauthorized extends TandemError {}
 export class UnknownPreset extends TandemError {}
 /** Cluster mode: the room's owner or Redis could not be reached; nothing changed, try again later. */
 export class Unavailable extends TandemError {}
+/** Cluster mode: the room's owner stopped answering after the message reached it; it may or may not have been applied (read the room). */
+export class OutcomeUnknown extends TandemError {}
 
 /** A thumb someone holds: `holder` is their client id (as on the wire), `holderName` their display name. */
 export class Busy extends TandemError {
@@ -72,6 +74,7 @@ const BY_CODE = {
   unauthorized: Unauthorized,
   unknown_preset: UnknownPreset,
   unavailable: Unavailable,
+  unknown: OutcomeUnknown,
 };
 
 /**

@@ -107,6 +107,6 @@ extension Member {
         cursor = round.stamp
         let present = presentSeen == round.present ? nil : round.present
         presentSeen = round.present
-        return round.isEmpty && present == nil ? .nothing : .shared(ack: ack, present: present)
+        return round.isEmpty && present == nil ? .nothing : .shared(ack: sentAck, present: present)
     }
 }

@@ -63,6 +63,24 @@ extension Room {
         if member.announced { remotePeers[client] = RemotePeer(peer: member.peer, joinedAt: member.joinedAt) }
     }
 
+    /// Limits the `ack` `client`'s frames carry to below `seq`, its oldest
+    /// message relayed to the owner and not yet answered (`nil`: none is
+    /// waiting): an `ack` is cumulative, and may never stand for a message the
+    /// owner never answered, whatever else the client was answered meanwhile.
+    /// Raising the limit lets the ack held back go out.
+    public mutating func holdAck(_ client: ClientID, below seq: Int?) {
+        guard var member = members[client] else { return }
+        let ceiling = seq.map { $0 - 1 }
+        guard ceiling != member.ackCeiling else { return }
+        let before = member.sentAck
+        member.ackCeiling = ceiling
+        if member.sentAck != before { member.ackDirty = true }
+        members[client] = member
+    }
+
+    /// The `ack` `client`'s next frame carries.
+    public func sentAck(of client: ClientID) -> Int? { members[client]?.sentAck }
+
     /// How many members this node serves from the view (all members, outside a view).
     public var localMemberCount: Int { members.count }
 

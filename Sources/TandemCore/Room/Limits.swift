@@ -29,8 +29,10 @@ public struct RoomLimits: Sendable, Hashable {
     public var messagesPerSecond: Double
     /// Messages one client may send at once above the sustained rate.
     public var burst: Double
-    /// Rejects kept for a client that is not reading; beyond it they are counted and dropped
-    /// (its `ack` still moves, so it can tell its messages were processed).
+    /// Rejects kept for a client that is not reading; beyond it they are counted and dropped,
+    /// and its `ack` stops below the first one dropped (the server then closes it with 4008):
+    /// an ack never stands for a refused message. As many as a view may refuse at once
+    /// after an owner change (the server's relayed messages, 256).
     public var pendingRejects: Int
     /// Edits each member can undo (and, separately, redo); older ones are
     /// dropped, so a long session's history costs a bounded amount of memory.
@@ -41,7 +43,7 @@ public struct RoomLimits: Sendable, Hashable {
     /// when an announced person leaves, the longest-waiting quiet one is announced.
     public var presence: Int
 
-    public init(holdTimeout: Double = 10, messagesPerSecond: Double = 300, burst: Double = 600, pendingRejects: Int = 32,
+    public init(holdTimeout: Double = 10, messagesPerSecond: Double = 300, burst: Double = 600, pendingRejects: Int = 256,
                 undoDepth: Int = 50, presence: Int = 64) {
         self.presence = Swift.max(0, presence)
         self.holdTimeout = holdTimeout

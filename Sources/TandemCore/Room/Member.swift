@@ -14,6 +14,21 @@ struct Member: Sendable {
     var rejects: [Reject] = []
     /// Rejects dropped because too many were pending.
     var droppedRejects = 0
+    /// The highest `ack` this client may be sent: one below its oldest
+    /// message still unanswered (`ack` is cumulative: it may never stand for
+    /// a message that got neither its effect nor a reject). Set by a view
+    /// for messages relayed to the room's owner (`Room.holdAck`), and for
+    /// good by a dropped reject. `nil`: no limit.
+    var ackCeiling: Int?
+    /// One below the first reject dropped: a limit for good (the server closes the connection).
+    var droppedBelow: Int?
+    /// The `ack` this client's frames carry.
+    var sentAck: Int {
+        var value = ack
+        if let ackCeiling { value = min(value, ackCeiling) }
+        if let droppedBelow { value = min(value, droppedBelow) }
+        return value
+    }
     /// The log stamp at which this client was announced to the room (its
     /// join, or its promotion from the quiet audience).
     var joinedAt: UInt64
@@ -35,12 +50,15 @@ struct Member: Sendable {
         ackDirty = true
     }
 
-    /// Queues `reject` for the next frame, or counts it dropped past `limit`.
+    /// Queues `reject` for the next frame, or counts it dropped past `limit`;
+    /// then the `ack` stops below it for good, so that it never stands for a
+    /// refused message whose reject was not sent.
     mutating func queue(_ reject: Reject, limit: Int) {
         if rejects.count < limit {
             rejects.append(reject)
         } else {
             droppedRejects += 1
+            if reject.seq > 0 { droppedBelow = min(droppedBelow ?? Int.max, reject.seq - 1) }
         }
     }
 
@@ -53,7 +71,7 @@ struct Member: Sendable {
     /// waiting (the log's latest stamp is `stamp`); `nil` when it has none.
     /// (Mutating only so that callers reach it in place, without a copy.)
     mutating func pending(upTo stamp: UInt64) -> (cursor: UInt64, ack: Int, acked: Bool)? {
-        ackDirty || cursor < stamp ? (cursor, ack, ackDirty) : nil
+        ackDirty || cursor < stamp ? (cursor, sentAck, ackDirty) : nil
     }
 
     /// After an update up to `stamp` was assembled for it: its cursor moves

@@ -25,6 +25,11 @@ public enum RejectCode: String, Sendable, Hashable, CaseIterable {
     /// Cluster mode only: the room's owner or its storage (Redis) could not be
     /// reached, so nothing changed; sending again later may work (docs/scale-out.md).
     case unavailable
+    /// Cluster mode only: the room's owner stopped answering (it died, lost its
+    /// lease or its Redis) after the message reached it, so whether it was
+    /// applied is not known; the room's state tells (docs/reliability.md).
+    /// The only reject that does not promise that nothing changed.
+    case unknown
 }
 
 /// A refused message: it changed nothing, and the connection stays open.

@@ -51,6 +51,8 @@ enum ClusterScripts {
     /// number of commit rows, then six values per row: revision, control,
     /// state, client, name, time (Unix ms).
     ///
+    /// Each log entry also keeps the epoch of the owner that wrote it (`epoch`).
+    ///
     /// Returns `{1, ""}` when written and published; `{0, holder or ""}` when
     /// the lease is not ours (nothing written); an error reply when a
     /// revision is not new (nothing written).
@@ -73,6 +75,7 @@ enum ClusterScripts {
             end
             i = i + 6
           end
+          local epoch = string.match(ARGV[1], '(%d+)$') or '0'
           local previous, k = -1, 0
           i = 6
           for n = 1, rows do
@@ -80,7 +83,7 @@ enum ClusterScripts {
             if revision == previous then k = k + 1 else k = 0 end
             previous = revision
             redis.call('XADD', KEYS[3], revision .. '-' .. k, 'control', ARGV[i + 1], 'state', ARGV[i + 2],
-                       'client', ARGV[i + 3], 'name', ARGV[i + 4], 'time', ARGV[i + 5])
+                       'client', ARGV[i + 3], 'name', ARGV[i + 4], 'time', ARGV[i + 5], 'epoch', epoch)
             redis.call('HSET', KEYS[2], 's:' .. ARGV[i + 1], ARGV[i + 2], 'r:' .. ARGV[i + 1], revision,
                        'b:' .. ARGV[i + 1], ARGV[i + 3])
             i = i + 6

@@ -28,6 +28,16 @@ final class RoomReplica {
     var subscribed = false
     /// Connections that register once the view is synced.
     var awaitingSync: [Connection] = []
+    /// How many times this node may have missed an answer for the room: a
+    /// publication skipped (a gap, the subscriber reconnected), a relayed
+    /// message whose PUBLISH was lost, a step-down with turns in flight. A
+    /// message relayed before the last doubt and never answered is refused
+    /// `unknown` (it may have been applied), after it `unavailable`.
+    var doubt = 0
+    /// The answers (acks, rejects, admissions) of a new owner's first delta,
+    /// which comes just before its first snapshot and cannot be absorbed
+    /// without it: taken in right after that snapshot, so that none is missed.
+    var answersBeforeSnapshot: (epoch: Int, sequence: Int, delta: RoomDelta)?
     /// Writes over HTTP (their `set` and `seq`) sent once the view is synced,
     /// so that the publication carrying their ack cannot pass this node by.
     var apiAwaitingSync: [(bytes: [UInt8], seq: Int)] = []
@@ -58,6 +68,15 @@ final class RoomReplica {
     var dirty = false
     /// An acquire or a load is under way.
     var acquiring = false
+    /// Until when the lease is surely this node's: the moment the last
+    /// acquire or renewal that Redis granted was sent, plus 90 % of the lease
+    /// (Redis counts the lease from when it ran the script, which is later;
+    /// the 10 % is for clocks running at different rates). Past it the owner
+    /// applies nothing and steps down (Server+ClusterAnswers.swift).
+    var leaseSureUntil = Moment.zero
+    /// The turns written but not yet answered by Redis, oldest first: what
+    /// each owes this node's members if it fails.
+    var inFlight: [TurnOwed] = []
     /// When the lease was last renewed, and when this node last published.
     var lastRenewal = Moment.zero
     var lastPublished = Moment.zero
@@ -86,5 +105,17 @@ final class RoomReplica {
         timelineStates = nil
         timelineRows = 0
         emptySince = nil
+        leaseSureUntil = .zero
     }
+}
+
+/// What one turn of an owner owes, kept until Redis answers its write: the
+/// acks and rejects it carries, and whether it wrote commits (then, when the
+/// write fails with no answer, its outcome is not known).
+struct TurnOwed {
+    var epoch: Int
+    var sequence: Int
+    var acks: [MemberAck]
+    var rejects: [Reject]
+    var commits: Int
 }

@@ -86,9 +86,15 @@ class Unavailable(Rejected):
     code = "unavailable"
 
 
+class OutcomeUnknown(Rejected):
+    """Cluster mode: the room's owner stopped answering after the message reached it;
+    it may or may not have been applied (the room's state tells)."""
+    code = "unknown"
+
+
 REJECTS: dict[str, type[Rejected]] = {cls.code: cls for cls in (
     BadMessage, UnknownControl, UnknownThumb, BadValue, ReadOnly, Busy, NoGesture,
-    Forbidden, RateLimited, Unauthorized, UnknownPreset, Unavailable)}
+    Forbidden, RateLimited, Unauthorized, UnknownPreset, Unavailable, OutcomeUnknown)}
 
 
 class ConnectionLost(TandemError):
