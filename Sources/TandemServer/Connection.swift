@@ -149,6 +149,8 @@ final class RoomHost {
 /// A member's message on its way to the room's owner.
 struct RelayedMessage {
     var seq: Int
+    /// The owner epoch it was sent toward: this node's own when it owned the room, else its view's.
+    var epoch: Int
     /// The room's doubt count when it was relayed (`RoomReplica.doubt`): a later
     /// doubt means its answer may have been missed.
     var doubt: Int

@@ -79,6 +79,13 @@ extension Server {
             clusterPresetChange(connection, request, seq: seq, host: host, cluster: cluster)
             return
         }
+        if let seq = decoded.seq, !replica.owned, !(cluster.up && replica.synced && !replica.awaitingOwner) {
+            // Its answer could not be heard (the subscriber is down) or would come from an owner this
+            // node has not caught up with yet: refused unsent, so that the sender knows at once.
+            queueLocalReject(connection, host: host, seq: seq, code: .unavailable,
+                             message: "this node is not in touch with the room's owner right now (\(cluster.up ? "catching up" : "redis unreachable")); nothing changed, try again")
+            return
+        }
         if let seq = decoded.seq, !noteRelayed(connection, seq: seq, replica, host: host, at: now) {
             queueLocalReject(connection, host: host, seq: seq, code: .unavailable,
                              message: "\(Connection.relayedLimit) messages are waiting for the room's owner; nothing changed, try again")

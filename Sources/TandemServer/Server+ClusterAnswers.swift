@@ -28,7 +28,8 @@ extension Server {
     /// Notes `seq` as relayed and unanswered; `false` when too many are waiting already.
     func noteRelayed(_ connection: Connection, seq: Int, _ replica: RoomReplica, host: RoomHost, at now: Moment) -> Bool {
         guard connection.relayed.count < Connection.relayedLimit else { return false }
-        connection.relayed.append(RelayedMessage(seq: seq, doubt: replica.doubt, at: now))
+        let epoch = replica.owned ? replica.epoch : replica.viewEpoch
+        connection.relayed.append(RelayedMessage(seq: seq, epoch: epoch, doubt: replica.doubt, at: now))
         holdAck(connection, host: host)
         return true
     }
@@ -59,11 +60,13 @@ extension Server {
         if host.room.sentAck(of: connection.client) != before { arm(connection, at: Clock.now()) }
     }
 
-    /// After an owner change: every message of `connection` the old owner
-    /// never answered gets its reject here, `unavailable` when this node
-    /// cannot have missed its answer, else `unknown`.
+    /// After an owner change: every message of `connection` sent toward an
+    /// earlier owner and never answered gets its reject here, `unavailable`
+    /// when this node cannot have missed its answer, else `unknown`. (Those
+    /// this node's own authority took since it became the owner are answered
+    /// by its publications.)
     func refuseUnanswered(_ connection: Connection, host: RoomHost, _ replica: RoomReplica) {
-        let unanswered = connection.relayed
+        let unanswered = connection.relayed.filter { $0.epoch < replica.viewEpoch }
         guard !unanswered.isEmpty else { return }
         for message in unanswered {
             if message.doubt < replica.doubt {

@@ -127,6 +127,9 @@ extension Server {
         if !replica.inFlight.isEmpty { replica.doubt += 1 }
         replica.dropAuthority()
         replica.lastHeard = .zero
+        // Its view followed this node: it relays nothing until it has the next owner's snapshot
+        // (its own last publications may still come in, and are absorbed).
+        replica.awaitingOwner = true
     }
 
     /// Applies a request to the authority and keeps what the turn owes.
@@ -385,7 +388,8 @@ extension Server {
     /// `WAIT N`: whether `--redis-replicas` replicas hold everything this connection wrote so far.
     func waitForReplicas(_ cluster: Cluster, _ done: @escaping (Bool) -> Void) {
         let wanted = cluster.settings.redisReplicas
-        cluster.commands.send([Array("WAIT".utf8), Array(String(wanted).utf8), Array(String(Self.replicaWaitMs).utf8)]) { [weak self] reply in
+        let waitMs = min(Self.replicaWaitMs, Int(cluster.settings.redisTimeout * 500)) // below the command timeout
+        cluster.commands.send([Array("WAIT".utf8), Array(String(wanted).utf8), Array(String(waitMs).utf8)]) { [weak self] reply in
             if case let .integer(count) = reply, count >= wanted {
                 done(true)
                 return

@@ -83,6 +83,12 @@ extension Server {
             guard ownsSurely(replica, cluster: cluster, at: now) else { return }
             do {
                 let request = try RelayCodec.decodeRequest(payload)
+                if case let .message(client, _) = request, host.members[client] != nil {
+                    // This node's own member, relayed while another node owned the room: the view
+                    // refuses it when it sees this node's first snapshot (`refuseUnanswered`), so it
+                    // must not be applied here too. This node's members reach it directly now.
+                    return
+                }
                 ownerHandle(request, replica, host: host, cluster: cluster, at: now)
             } catch {
                 throttled("cluster-bad-request", .warn, "room \(id): an unreadable request: \(error)")
@@ -146,6 +152,7 @@ extension Server {
             replica.viewSequence = sequence
             replica.viewOwner = owner
             replica.synced = true
+            replica.awaitingOwner = false
             replica.snapshotAsked = nil
             if let kept = replica.answersBeforeSnapshot {
                 replica.answersBeforeSnapshot = nil

@@ -231,6 +231,7 @@ extension Server {
             for i in logged..<unwritten.count where unwritten[i].client == "api" { unwritten[i].name = name }
         }
         writeCommits()
+        if let unstored = unstoredAnswer() { return (effects, unstored) } // Server+Durability.swift: nothing was stored
         return (effects, effects.rejects.first.map(HTTPAnswer.reject))
     }
 

@@ -15,6 +15,8 @@ extension Flags {
       --redis-master NAME  the master name the Sentinels monitor (needs --redis-sentinel)
       --redis-replicas N   acknowledge a write once N replicas have it too (Redis' WAIT;
                            0 to 16, default 0: once the primary has it)
+      --redis-timeout S    how long a Redis reply may take before the connection is
+                           dropped and every pending command fails (0.1 to 10, default 1)
       --node-id NAME       this node's name in the cluster: letters, digits, - and _, at
                            most 32 (default: the host name and the port)
 
@@ -44,6 +46,11 @@ extension Flags {
                 throw Problem(message: "--redis-replicas must be a number of replicas from 0 to \(ClusterSettings.maxRedisReplicas), not '\(value)'")
             }
             cluster.redisReplicas = count
+        case "redis-timeout":
+            guard let seconds = Double(value), seconds >= 0.1, seconds <= 10 else {
+                throw Problem(message: "--redis-timeout must be a number of seconds from 0.1 to 10, not '\(value)'")
+            }
+            cluster.redisTimeout = seconds
         case "node-id":
             guard ClusterSettings.isValidNodeID(value) else {
                 throw Problem(message: "--node-id must be 1 to 32 letters, digits, - or _, not '\(value)'")
@@ -70,7 +77,7 @@ extension Flags {
             throw Problem(message: "--redis: \(problem)")
         }
         if cluster.redisURL.isEmpty, cluster.redisSentinels == nil {
-            let given = cluster.redisReplicas != 0 ? "--redis-replicas" : "--node-id"
+            let given = cluster.redisReplicas != 0 ? "--redis-replicas" : cluster.redisTimeout != 1 ? "--redis-timeout" : "--node-id"
             throw Problem(message: "\(given) needs --redis URL (or --redis-sentinel)")
         }
         if config.eventLoop != .uv { throw Problem(message: "--redis needs --event-loop uv (the cluster's Redis connections run on the libuv loop)") }

@@ -248,7 +248,6 @@ def test_a_full_disk_refuses_room_and_preset_saves_with_503(small_disk, start_se
         assert db.execute("SELECT count(*) FROM rooms WHERE id = 'extra'").fetchone() == (1,)
 
 
-@pytest.mark.xfail(strict=True, reason="needs commitAsAPI (Server+HTTP.swift) to answer unstoredAnswer() after its writeCommits()")
 def test_a_put_of_a_control_on_a_full_disk_is_503(small_disk, start_server, connect):
     data = small_disk / "tandem.db"
     server = start_server("--data", str(data), "--http-rate", "0")

@@ -87,6 +87,7 @@ final class Cluster {
         apiBase = Int(UInt64.random(in: 1...(1 << 31))) << 21
         commands = RedisConnection(url: url, loop: loop, name: "tandem-\(settings.nodeID)")
         subscriber = RedisSubscriber(url: url, loop: loop, name: "tandem-\(settings.nodeID)-sub")
+        commands.commandTimeoutMs = UInt64(settings.redisTimeout * 1000)
         sentinel = url.route.flatMap { $0.confirmsPrimary ? RedisSentinel(route: $0, loop: loop, name: "tandem-\(settings.nodeID)") : nil }
         probe = DeliveryProbe(node: settings.nodeID, tag: clientPrefix, loop: loop)
     }

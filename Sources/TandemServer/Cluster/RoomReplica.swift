@@ -28,6 +28,9 @@ final class RoomReplica {
     var subscribed = false
     /// Connections that register once the view is synced.
     var awaitingSync: [Connection] = []
+    /// This node stepped down as the room's owner and has not absorbed the next
+    /// owner's snapshot yet: its members' messages are refused here meanwhile.
+    var awaitingOwner = false
     /// How many times this node may have missed an answer for the room: a
     /// publication skipped (a gap, the subscriber reconnected), a relayed
     /// message whose PUBLISH was lost, a step-down with turns in flight. A

@@ -20,6 +20,9 @@ public struct ClusterSettings: Sendable, Hashable {
     /// `--redis-replicas N`: how many replicas must have a turn's writes before
     /// the owner acknowledges them (Redis' `WAIT`); 0: none waited for.
     public var redisReplicas = 0
+    /// How long a Redis reply may take (`--redis-timeout`, seconds): past it the
+    /// connection is dropped, every pending command fails, and owners step down.
+    public var redisTimeout = 1.0
     /// The largest `--redis-replicas`.
     public static let maxRedisReplicas = 16
 
