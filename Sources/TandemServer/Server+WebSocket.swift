@@ -186,9 +186,11 @@ extension Server {
         switch frame {
         case let .reject(reject):
             send(OutboundEncoder.reject(reject), to: connection, batched: batched)
-            if connection.closing == nil, host.room.droppedRejects(for: connection.client) > 0 {
-                // Its ack stopped below the first reject it could not be sent: it must learn of
-                // those messages some other way (as after any close, they may or may not have happened).
+            if connection.closing == nil, host.room.droppedRejects(for: connection.client) > 0,
+               host.room.waitingRejects(for: connection.client) == 0 {
+                // Its ack stopped below the first reject it could not be sent: once the rejects it
+                // was kept are out, it must learn of the others some other way (as after any close,
+                // they may or may not have happened). A flood still going on is closed 1008 first.
                 throttled("rejects-dropped", .warn, "\(connection.client): more than \(host.room.limits.pendingRejects) rejects unread, closing with 4008")
                 close(connection, code: 4008, reason: "slow consumer: too many rejects unread")
             }

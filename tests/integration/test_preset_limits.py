@@ -208,8 +208,8 @@ def test_an_http_save_shows_the_tokens_name_or_api_never_its_sub(auth_server):
 def flood_of_saves(member: Member, saves: int = 1500) -> list[int]:
     """`saves` saves of one name in one write, well past the burst of 600 (the bucket refills at 300
     a second while the server works through them: only if that took 3 s would none be refused): their seqs.
-    A member is sent at most 32 rejects at a time (the others are counted dropped), so only the
-    first rate_limited ones arrive."""
+    A member is kept at most 1,024 rejects at a time (past that its ack stops and it is closed), so the
+    900 rate_limited ones at most all arrive."""
     member.burst([save(0, "Same")] * saves)
     return list(range(member.seq - saves + 1, member.seq + 1))
 

@@ -51,6 +51,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--minutes", type=float, default=10.0, help="length of the workload and schedule (default 10)")
     p.add_argument("--replicas", type=int, default=0, help="Redis replicas (default 0; 2 with --sentinel)")
     p.add_argument("--sentinel", action="store_true", help="three Sentinels; the nodes find the primary through them")
+    p.add_argument("--wait-replicas", type=int, default=None,
+                   help="the nodes' --redis-replicas (default: one fewer than the replicas, at least 1; 0: no WAIT)")
     p.add_argument("--nodes", type=int, default=3, help="Tandem nodes (default 3)")
     p.add_argument("--kinds", default="", help=f"fault kinds, comma-separated, or none (default all: {','.join(faults_mod.KINDS)})")
     p.add_argument("--out", type=Path, help="the run folder (default robustness-runs/<seed>-<time>/)")
@@ -83,7 +85,9 @@ def settings_from(args: argparse.Namespace, kinds: list[str], flags: set[str]) -
         nodes=args.nodes, replicas=replicas, sentinel=sentinel,
         proxy="slow-link" in kinds and not (sentinel and "--redis-sentinel" in flags),
         faketime="clock-jump" in kinds,
-        node_flags=args.node_flags if args.node_flags is not None else default_node_flags(flags))
+        node_flags=args.node_flags if args.node_flags is not None else default_node_flags(flags),
+        **({} if args.wait_replicas is None else
+           {"replicas_flags": f"--redis-replicas {args.wait_replicas}" if args.wait_replicas > 0 else ""}))
 
 
 def violations_of(result: object) -> list:

@@ -43,6 +43,11 @@ extension Room {
     public func droppedRejects(for client: ClientID) -> Int {
         members[client]?.droppedRejects ?? 0
     }
+
+    /// Rejects waiting to be sent to `client`.
+    public func waitingRejects(for client: ClientID) -> Int {
+        members[client]?.rejects.count ?? 0
+    }
 }
 
 extension Room {

@@ -31,8 +31,9 @@ public struct RoomLimits: Sendable, Hashable {
     public var burst: Double
     /// Rejects kept for a client that is not reading; beyond it they are counted and dropped,
     /// and its `ack` stops below the first one dropped (the server then closes it with 4008):
-    /// an ack never stands for a refused message. As many as a view may refuse at once
-    /// after an owner change (the server's relayed messages, 256).
+    /// an ack never stands for a refused message. More than a view may refuse at once
+    /// after an owner change (the server's relayed messages, 256) and than a burst past
+    /// the rate limit makes in one read (the 900 `rate_limited` of 1,500 messages at once).
     public var pendingRejects: Int
     /// Edits each member can undo (and, separately, redo); older ones are
     /// dropped, so a long session's history costs a bounded amount of memory.
@@ -43,7 +44,7 @@ public struct RoomLimits: Sendable, Hashable {
     /// when an announced person leaves, the longest-waiting quiet one is announced.
     public var presence: Int
 
-    public init(holdTimeout: Double = 10, messagesPerSecond: Double = 300, burst: Double = 600, pendingRejects: Int = 256,
+    public init(holdTimeout: Double = 10, messagesPerSecond: Double = 300, burst: Double = 600, pendingRejects: Int = 1024,
                 undoDepth: Int = 50, presence: Int = 64) {
         self.presence = Swift.max(0, presence)
         self.holdTimeout = holdTimeout

@@ -22,8 +22,9 @@ public enum RejectCode: String, Sendable, Hashable, CaseIterable {
     case unauthorized
     /// No preset of that name in the room (a `preset` recall, rename or delete; docs/presets.md).
     case unknownPreset = "unknown_preset"
-    /// Cluster mode only: the room's owner or its storage (Redis) could not be
-    /// reached, so nothing changed; sending again later may work (docs/scale-out.md).
+    /// The room's owner or its storage (Redis, or a single node's SQLite file on a
+    /// full or failing disk) could not take the change, so nothing changed;
+    /// sending again later may work (docs/reliability.md).
     case unavailable
     /// Cluster mode only: the room's owner stopped answering (it died, lost its
     /// lease or its Redis) after the message reached it, so whether it was
