@@ -94,7 +94,7 @@ enum SQL: String, CaseIterable {
     /// The oldest revision a prune leaves: above the `?2 + 1`-th newest row's
     /// revision (`?2` < 0: no such bound) and at or after time `?3`.
     case pruneSurvivor = """
-        SELECT min(revision) FROM commits WHERE room = ?1 AND time >= ?3 AND revision > (CASE WHEN ?2 < 0 THEN -1 ELSE
+        SELECT min(revision) FROM commits WHERE room = ?1 AND time >= ?3 AND revision >= ?4 AND revision > (CASE WHEN ?2 < 0 THEN -1 ELSE
             coalesce((SELECT revision FROM commits WHERE room = ?1 ORDER BY revision DESC LIMIT 1 OFFSET ?2), -1) END)
         """
 }

@@ -58,9 +58,11 @@ extension Storage {
             // same survivor it was written for (equal times may keep a few more).
             let keepLast: Int? = cut > newest ? 0 : nil
             let since: Int64? = cut > newest ? nil : try time(of: cut, room, operation)
-            try keepTimelineBase(room: room, keepLast: keepLast, olderThanMs: since, operation)
+            // The first revision kept is `cut`, never one before it with the same time
+            // (two commits in one millisecond would otherwise keep one revision too many).
+            try keepTimelineBase(room: room, keepLast: keepLast, olderThanMs: since, from: cut, operation)
             let survivor = try run(.pruneSurvivor, operation) { s throws(StorageError) -> Int? in
-                try self.bound(operation, s.bind(1, room), s.bind(2, keepLast ?? -1), s.bind(3, since ?? Int64.min))
+                try self.bound(operation, s.bind(1, room), s.bind(2, keepLast ?? -1), s.bind(3, since ?? Int64.min), s.bind(4, cut))
                 guard try step(s, operation), sqlite3_column_type(s.handle, 0) != SQLITE_NULL else { return nil }
                 return s.int(0)
             }

@@ -282,11 +282,13 @@ extension Storage {
     /// From `prune`, before it deletes: a snapshot at the newest revision the
     /// prune removes (or at the last, when it removes all), so what is left
     /// stays readable; then the snapshots below that one go.
-    func keepTimelineBase(room: String, keepLast: Int?, olderThanMs: Int64?, _ operation: String) throws(StorageError) {
+    func keepTimelineBase(room: String, keepLast: Int?, olderThanMs: Int64?, from floor: Int = Int.min,
+                          _ operation: String) throws(StorageError) {
         let bounds = try logBounds(room, operation)
         guard let oldest = bounds.min else { return }
         let survivor = try run(.pruneSurvivor, operation) { s throws(StorageError) -> Int? in
-            try bound(operation, s.bind(1, room), s.bind(2, keepLast.map { max($0, 0) } ?? -1), s.bind(3, olderThanMs ?? Int64.min))
+            try bound(operation, s.bind(1, room), s.bind(2, keepLast.map { max($0, 0) } ?? -1), s.bind(3, olderThanMs ?? Int64.min),
+                      s.bind(4, floor))
             guard try step(s, operation), sqlite3_column_type(s.handle, 0) != SQLITE_NULL else { return nil }
             return s.int(0)
         }

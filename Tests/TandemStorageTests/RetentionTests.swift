@@ -23,6 +23,22 @@ struct RetentionTests {
         }
     }
 
+    @Test("keeping N revisions keeps exactly N when the first kept and the last deleted share a millisecond")
+    func countWithEqualTimes() throws {
+        try withTempFolder { folder in
+            let storage = try Storage(path: folder + "/tandem.db")
+            try storage.saveRoom(.demo)
+            // Every commit in the same millisecond, as a fast writer makes them.
+            try storage.append((1...20).map { r in commit(r, "gain", demoState("gain", nil, Double(r) / 100)) })
+            _ = try storage.pruneStep(room: "demo", keepRevisions: 5, olderThanMs: nil, maxRows: 10_000)
+            #expect(try storage.history(room: "demo", since: 0, limit: 100).map(\.revision) == Array(16...20))
+            // The base snapshot keeps the revision just before the first kept readable.
+            #expect(try storage.states(room: "demo", atRevision: 15)?["gain"] == demoState("gain", nil, 0.15))
+            #expect(try storage.states(room: "demo", atRevision: 16)?["gain"] == demoState("gain", nil, 0.16))
+            if case .pruned = try storage.moment(room: "demo", at: 14) {} else { Issue.record("revision 14 should read as pruned") }
+        }
+    }
+
     @Test("an age keeps the revisions logged since, in bounded passes; 0 revisions kept deletes all")
     func ageAndAll() throws {
         try withTempFolder { folder in
