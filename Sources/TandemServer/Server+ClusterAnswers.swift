@@ -68,8 +68,12 @@ extension Server {
     func refuseUnanswered(_ connection: Connection, host: RoomHost, _ replica: RoomReplica) {
         let unanswered = connection.relayed.filter { $0.epoch < replica.viewEpoch }
         guard !unanswered.isEmpty else { return }
+        // With --redis-replicas an owner publishes a turn only after WAIT, so it may have
+        // written a turn it never published (it died or paused in between): no silence proves
+        // that a message was not applied.
+        let unpublishedWrites = cluster?.settings.redisReplicas ?? 0 > 0
         for message in unanswered {
-            if message.doubt < replica.doubt {
+            if message.doubt < replica.doubt || unpublishedWrites {
                 queueLocalReject(connection, host: host, seq: message.seq, code: .unknown,
                                  message: "the room changed owner and this node may have missed the answer: this message may or may not have been applied; the room's state tells")
             } else {
