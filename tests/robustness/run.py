@@ -202,7 +202,9 @@ async def run(args: argparse.Namespace, folder: Path) -> int:
             write_json(folder / "history.json", history)
         finally:
             await asyncio.to_thread(services.stop)
-    result = check(history)
+    # A 10-minute history's controls need a few million steps each (a fault's widened read
+    # windows keep many reads open at once); the short run needs far fewer.
+    result = check(history, step_budget=max(200_000, int(args.minutes * 500_000)))
     violations = violations_of(result)
     print(report_tables(tables, result, history), flush=True)
     log(f"{len(history.get('ops', []))} op events, {len(history.get('frames', []))} frames, {len(records)} faults, "
