@@ -335,11 +335,13 @@ class _Collector:
 def _fits(r: _Room, op: OpRec, i: int, lower: _Lower) -> bool:
     """Whether log entry `i` may be `op`'s commit (the client and control are the caller's)."""
     e = r.log[i]
+    # Never below a revision known before the op was sent (an ack or a frame showed it).
+    after = e.get("rev", 0) > lower.before(op.invoke)
     if op.state is not None:
-        return state_within(op.state, e.get("state"))
+        return after and state_within(op.state, e.get("state"))
     if op.f == "set" and op.value is not None:
-        return state_within(op.value, e.get("state"))
-    return e.get("rev", 0) > lower.before(op.invoke)
+        return after and state_within(op.value, e.get("state"))
+    return after
 
 
 def _candidates(r: _Room, op: OpRec, lower: _Lower) -> list[int]:
@@ -444,7 +446,9 @@ def _match(r: _Room, ops: list[OpRec], lower: _Lower, out: _Collector) -> dict[s
     for op in pending:
         if op.rev_from == "order":
             groups[(op.control, op.client)].append(op)
-        elif op.rev_from == "state":
+        elif op.rev_from == "state" and op.type == "ok":
+            # Acknowledged ones only: an info op may or may not have happened, so it has no
+            # place in the order (a writer sends one state many times over a long run).
             groups[(op.control, op.client, _key(op.state if op.state is not None else op.value))].append(op)
     for group in groups.values():
         entries = sorted((op.entry for op in group), key=lambda i: r.log[i].get("rev", 0))

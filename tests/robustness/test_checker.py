@@ -650,3 +650,26 @@ def _simulate(rng: random.Random):
     for reader in range(2):
         h.healed(f"r{reader}", end, rev)
     return h, stale
+
+
+def test_a_state_sent_again_is_matched_to_entries_in_time():
+    """A writer sends one state three times: at 0.5 (info: the connection closed), at
+    1.0 (acknowledged, no rev known) and at 3.0 (info). The log has it at rev 2 and at
+    rev 4, after another writer's rev 3 (acknowledged at 2.1, known to everyone from
+    then on). The acknowledged send owns rev 2; giving it rev 4 (and rev 2 to the first
+    info) would place it after an op it preceded and call the history not linearizable."""
+    h = H()
+    h.welcome("r1", 1, 0.1, 0, INITIAL)
+    h.op("w1:1", 0.5, "info", 0.6, value=v(0.1), code="closed")
+    h.op("w1:2", 1.0, "ok", 1.1, value=v(0.1))
+    h.commit(1, v(0.3), client="n1.x.w3")
+    h.op("w3:1", 0.9, "ok", 1.0, value=v(0.3), rev=1)
+    h.commit(2, v(0.1), client="n1.x.w1")
+    h.op("w2:1", 2.0, "ok", 2.1, value=v(0.2), rev=3)
+    h.commit(3, v(0.2), client="n1.x.w2")
+    h.frame("r1", 1, 2.2, 3, [("gain", v(0.2), 3)])
+    h.op("w1:3", 3.0, "info", None, value=v(0.1), code="closed")
+    h.commit(4, v(0.1), client="n1.x.w1")
+    h.frame("r1", 1, 3.2, 4, [("gain", v(0.1), 4)])
+    r = h.healed("r1", 3.2, 4).check()
+    assert r.violations == [], [str(x) for x in r.violations]
