@@ -102,7 +102,7 @@ test: test-deps venv test-swift test-web test-python test-cluster-protocol test-
 # Options: make robustness SEED=7 MINUTES=30 ARGS="--sentinel --kinds kill-owner,failover".
 SEED    ?= 1
 MINUTES ?= 10
-robustness: venv
+robustness: test-deps venv
 	$(SWIFT) build --product tandem
 	$(VENV)/bin/python -m tests.robustness.run --seed $(SEED) --minutes $(MINUTES) $(ARGS)
 
