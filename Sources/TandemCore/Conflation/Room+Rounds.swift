@@ -107,6 +107,8 @@ extension Member {
         cursor = round.stamp
         let present = presentSeen == round.present ? nil : round.present
         presentSeen = round.present
-        return round.isEmpty && present == nil ? .nothing : .shared(ack: sentAck, present: present)
+        guard !round.isEmpty || present != nil else { return .nothing }
+        ackSent = sentAck
+        return .shared(ack: sentAck, present: present)
     }
 }

@@ -22,6 +22,8 @@ struct Member: Sendable {
     var ackCeiling: Int?
     /// One below the first reject dropped: a limit for good (the server closes the connection).
     var droppedBelow: Int?
+    /// The last `ack` a frame carried: a limit never takes the ack below it.
+    var ackSent = 0
     /// The `ack` this client's frames carry.
     var sentAck: Int {
         var value = ack
@@ -58,7 +60,8 @@ struct Member: Sendable {
             rejects.append(reject)
         } else {
             droppedRejects += 1
-            if reject.seq > 0 { droppedBelow = min(droppedBelow ?? Int.max, reject.seq - 1) }
+            // (A reject for a seq already acknowledged — a repeated seq's `bad_message` — holds nothing back.)
+            if reject.seq > 0 { droppedBelow = min(droppedBelow ?? Int.max, max(reject.seq - 1, ackSent)) }
         }
     }
 
@@ -79,6 +82,7 @@ struct Member: Sendable {
     mutating func caughtUp(to stamp: UInt64, present: Int, into update: inout Update) {
         cursor = stamp
         ackDirty = false
+        ackSent = update.ack
         if presentSeen != present {
             presentSeen = present
             update.present = present
