@@ -338,7 +338,12 @@ extension Server {
                               args: args) { [weak self] reply in
             guard let self else { return }
             if let (written, holder) = ClusterScripts.answer(reply) {
-                if written, replicated {
+                if written {
+                    let published = {
+                        self.settleTurn(owed, written: true, reason: "", replica) // Server+ClusterAnswers.swift
+                        if !commits.isEmpty { self.oscCommitted(commits, room: id) }
+                    }
+                    guard replicated else { return published() }
                     self.waitForReplicas(cluster) { confirmed in
                         guard confirmed else {
                             self.stepDown(replica, epoch: epoch, reason: "the turn was not confirmed by \(cluster.settings.redisReplicas) replica(s) in time", cluster: cluster)
@@ -346,14 +351,8 @@ extension Server {
                             return
                         }
                         cluster.commands.send([Array("PUBLISH".utf8), Array(ClusterKeys.outbox(id).utf8), bytes], reply: nil)
-                        self.settleTurn(owed, written: true, reason: "", replica)
-                        if !commits.isEmpty { self.oscCommitted(commits, room: id) }
+                        published()
                     }
-                    return
-                }
-                if written {
-                    self.settleTurn(owed, written: true, reason: "", replica) // Server+ClusterAnswers.swift
-                    if !commits.isEmpty { self.oscCommitted(commits, room: id) }
                     return
                 }
                 let reason = "the lease is held by '\(holder.isEmpty ? "nobody" : holder)': writes refused"
@@ -362,10 +361,10 @@ extension Server {
             } else {
                 self.log.error("room \(id): writing \(commits.count) commit(s) failed: \(reply)")
                 self.stepDown(replica, epoch: epoch, reason: "a write failed: \(reply)", cluster: cluster)
-                // A reply that is an error from Redis itself (not a lost connection) wrote nothing.
-                let lost = reply.errorMessage.map { $0.hasPrefix("connection") || $0.hasPrefix("redis unavailable") } ?? true
-                let neverSent = reply.errorMessage?.hasPrefix("redis unavailable") ?? false
-                self.settleTurn(owed, written: lost && !neverSent ? nil : false,
+                // Only a lost connection leaves the turn's fate open; an error from Redis itself,
+                // or a command never sent ("redis unavailable: …"), wrote nothing.
+                let lost = reply.errorMessage.map { $0.hasPrefix("connection") } ?? true
+                self.settleTurn(owed, written: lost ? nil : false,
                                 reason: "the room's owner lost its connection to Redis while storing this message", replica)
             }
         }

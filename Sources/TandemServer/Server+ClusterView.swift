@@ -140,10 +140,7 @@ extension Server {
         switch publication {
         case let .delta(_, sequence, _, delta):
             replica.viewSequence = sequence
-            var delta = delta
-            delta.rejects.removeAll { host.members[$0.to]?.refusedLocally.contains($0.seq) ?? false }
-            host.room.absorb(delta, isLocal: { host.members[$0] != nil })
-            react(to: delta, host: host, at: now)
+            absorbDelta(delta, host: host, at: now)
             oscReact(to: delta, room: replica.id)
         case let .snapshot(epoch, sequence, owner, snapshot):
             let newOwner = epoch != replica.viewEpoch
@@ -158,13 +155,9 @@ extension Server {
                 replica.answersBeforeSnapshot = nil
                 if kept.epoch == epoch, kept.sequence + 1 == sequence {
                     // The first delta's answers, over the snapshot that already shows its changes.
-                    var answers = RoomDelta(revision: snapshot.revision, present: kept.delta.present)
-                    answers.acks = kept.delta.acks
-                    answers.rejects = kept.delta.rejects.filter { !(host.members[$0.to]?.refusedLocally.contains($0.seq) ?? false) }
-                    answers.admitted = kept.delta.admitted
-                    host.room.absorb(answers, isLocal: { host.members[$0] != nil })
-                    react(to: answers, host: host, at: now)
-                } else if replica.synced {
+                    absorbDelta(RoomDelta(revision: snapshot.revision, present: kept.delta.present, acks: kept.delta.acks,
+                                          rejects: kept.delta.rejects, admitted: kept.delta.admitted), host: host, at: now)
+                } else {
                     replica.doubt += 1 // it was not that owner's first delta after all: its answers are lost
                 }
             }
@@ -193,6 +186,15 @@ extension Server {
             }
             broadcast(in: host, at: now)
         }
+    }
+
+    /// A delta taken into the view and whoever it concerns woken; a reject this
+    /// node already sent itself for a seq is not sent twice.
+    private func absorbDelta(_ delta: RoomDelta, host: RoomHost, at now: Moment) {
+        var delta = delta
+        delta.rejects.removeAll { host.members[$0.to]?.refusedLocally.contains($0.seq) ?? false }
+        host.room.absorb(delta, isLocal: { host.members[$0] != nil })
+        react(to: delta, host: host, at: now)
     }
 
     /// Wakes whoever a delta concerns: newcomers get their welcome, members
