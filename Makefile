@@ -185,7 +185,7 @@ bench: deps venv
 	$(SWIFT) build -c release --product tandem-bench
 	$(VENV)/bin/python bench/run.py $(ARGS)
 
-# Scale-out (issue 14): the relay hop (S2h against one cluster node, then two) and
+# Scale-out: the relay hop (S2h against one cluster node, then two) and
 # failover (the owner SIGKILLed 20 times: gaps, commits lost), against a real Redis;
 # not part of `make test`. See bench/README.md. Options: make bench-cluster ARGS="--quick".
 bench-cluster: deps
@@ -194,7 +194,7 @@ bench-cluster: deps
 	$(SWIFT) build -c release --product tandem-bench
 	$(PYTHON) bench/cluster.py --out bench/results/cluster $(ARGS)
 
-# OSC bridge (issue 15): latency from a WebSocket commit to its OSC datagram, idle and
+# OSC bridge: latency from a WebSocket commit to its OSC datagram, idle and
 # at S2h's load, with --data :memory: and with SQLite; not part of `make test`. See
 # bench/README.md. Options: make bench-osc ARGS="--quick".
 bench-osc: deps

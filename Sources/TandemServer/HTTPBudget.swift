@@ -1,7 +1,7 @@
 import TandemCore
 
 /// The rate budget of the HTTP requests a client can make the server work
-/// for (docs/security.md, "Limits"; issue 22): writes (a `PUT` of a control, a
+/// for (docs/security.md, "Limits"): writes (a `PUT` of a control, a
 /// restore, a preset's save, recall or delete) and
 /// reads of the costly endpoints (the timeline, a moment of it, the history,
 /// the preset list). One bucket per token (its `sub`) or, without auth, per
@@ -68,7 +68,7 @@ extension Server {
     func budgetRefusal(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer? {
         guard let cost = HTTPBudget.cost(exchange.method, parts) else { return nil }
         let key = exchange.claims.map { "sub " + $0.subject } ?? "peer " + (exchange.peer?.text ?? "unknown")
-        guard let wait = httpBudget.take(key, cost: cost, at: Clock.now()) else { return nil }
+        guard let wait = httpBudget.take(key, cost: cost, at: MonotonicClock.now()) else { return nil }
         throttled("http-rate-limited", .info, "http: rate limited \(key) (\(exchange.method.name) of a \(cost) endpoint)")
         let rate = Int(httpBudget.perSecond)
         return .body(status: 429, contentType: "application/json",

@@ -20,7 +20,7 @@ final class HTTPExchange {
     /// The `If-None-Match` header (static files: 304 when it names the file's ETag).
     var ifNoneMatch: String?
     /// When the request's headers were complete: the body deadline counts from it.
-    let started = Clock.now()
+    let started = MonotonicClock.now()
     /// The decoder of a `Transfer-Encoding: chunked` body.
     var chunked: ChunkedBody?
     /// Whether the answer is on its way: later body bytes and completions are ignored.

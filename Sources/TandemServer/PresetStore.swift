@@ -2,7 +2,7 @@ import TandemStorage
 import TandemWire
 
 /// Where a room's presets are kept: the SQLite file on a single node,
-/// Redis in a cluster (`ClusterRooms`). The server keeps each room's list in
+/// Redis in a cluster (`RedisRoomStore`). The server keeps each room's list in
 /// memory (`PresetBook`) and writes every change through this first.
 protocol PresetStore {
     func loadPresets(room: String) throws -> [Preset]

@@ -93,7 +93,7 @@ extension Server {
     func authorizeAPI(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer? {
         if let refusal = tokenRefusal(exchange) { return refusal }
         guard let claims = exchange.claims else { return nil }
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         if parts.first == "cluster", !claims.role.includes(.admin) {
             noteAuthFailure("role", "http \(exchange.method.name) \(exchange.path) sub=\(claims.subject): role \(claims.role.rawValue)", at: now)
             return .json(403, problem("forbidden", "the cluster's state needs the admin role"))
@@ -106,7 +106,7 @@ extension Server {
         }
         // The room the request is about: in the path; for a create, the room
         // its body will create, read by the one reader `postRoom` applies (a
-        // first parse of `"id"` disagreed with it: issue 22).
+        // first parse of `"id"` once disagreed with it, and a scoped admin created rooms outside its scope).
         let room: String?
         if parts.count >= 2 {
             room = parts[1]
@@ -145,7 +145,7 @@ extension Server {
             exchange.claims = try authGate.verify(exchange.token).claims
             return nil
         } catch {
-            noteAuthFailure(error.label, "http \(exchange.method.name) \(exchange.path): \(error)", at: Clock.now())
+            noteAuthFailure(error.label, "http \(exchange.method.name) \(exchange.path): \(error)", at: MonotonicClock.now())
             let challenge = error == .missing ? "Bearer realm=\"tandem\"" : "Bearer realm=\"tandem\", error=\"invalid_token\""
             return .body(status: 401, contentType: "application/json", bytes: problem("unauthorized", error.description),
                          headers: [("WWW-Authenticate", challenge)])

@@ -55,7 +55,7 @@ extension Server {
     /// own 5 s timeout instead.
     func bodyDeadlineRefusal(_ exchange: HTTPExchange) -> HTTPAnswer? {
         let limit = config.limits.bodyTimeout
-        guard Clock.now().seconds(since: exchange.started) > limit else { return nil }
+        guard MonotonicClock.now().seconds(since: exchange.started) > limit else { return nil }
         let message = "the request body did not arrive within \(Int(limit)) s (--body-timeout)"
         note("slow", status: 408, message)
         return .json(408, problem("timeout", message))

@@ -152,13 +152,13 @@ extension Server {
                 // and its answer may come or have been missed; the owner change or the
                 // overdue answer settles it (`unknown` unless the owner answers).
                 replica.doubt += 1
-                self.seekOwner(replica, cluster: cluster, at: Clock.now())
+                self.seekOwner(replica, cluster: cluster, at: MonotonicClock.now())
                 return
             default: reached = false
             }
             guard !reached else { return }
             self.metrics.cluster.relayFailures += 1
-            let now = Clock.now()
+            let now = MonotonicClock.now()
             if client == Cluster.apiClient, let seq {
                 self.finishAPIWrite(seq) { _ in .json(503, self.problem("unavailable", "the room's owner could not be reached; nothing changed, try again")) }
             } else if case .register = request {
@@ -178,7 +178,7 @@ extension Server {
         connection.refusedLocally.insert(seq)
         let effects = host.room.refuse(connection.client, seq: seq, code: code, message: message)
         metrics.rejects[code, default: 0] += 1
-        if !effects.isEmpty { arm(connection, at: Clock.now()) }
+        if !effects.isEmpty { arm(connection, at: MonotonicClock.now()) }
     }
 
     /// A commands connection whose oldest reply is this late (ms) relays no more members' messages.

@@ -49,9 +49,9 @@ extension Server {
         let seq = cluster.nextAPISeq()
         let bytes = JSON.object(members.map { $0.key == "seq" ? JSONMember("seq", .number(Double(seq))) : $0 }).bytes
         cluster.pendingAPI[seq] = Cluster.PendingWrite(exchange: exchange, room: host.room.id, kind: kind,
-                                                       deadline: Clock.now().adding(seconds: Self.apiWait))
+                                                       deadline: MonotonicClock.now().adding(seconds: Self.apiWait))
         let replica = cluster.replica(host.room.id)
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         follow(replica, cluster: cluster, at: now)
         if replica.synced {
             relay(.message(client: Cluster.apiClient, bytes: bytes), replica, host: host, cluster: cluster, at: now, seq: seq)
@@ -110,7 +110,7 @@ extension Server {
             log.error("\(error)")
             return .json(503, problem("storage", "the room could not be saved in redis; try again"))
         }
-        reloadRoom(schema.id, cluster: cluster, at: Clock.now())
+        reloadRoom(schema.id, cluster: cluster, at: MonotonicClock.now())
         guard let host = rooms[schema.id] else { return .json(500, problem("storage", "the room could not be read back from redis")) }
         log.info("room \(schema.id) \(old == nil ? "created" : "replaced") in the cluster")
         sendDump(host) // once, from the node that saved it (the lifecycle message reaches the others)

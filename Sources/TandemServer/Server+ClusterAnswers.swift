@@ -57,7 +57,7 @@ extension Server {
     private func holdAck(_ connection: Connection, host: RoomHost) {
         let before = host.room.sentAck(of: connection.client)
         host.room.holdAck(connection.client, below: connection.relayed.first?.seq)
-        if host.room.sentAck(of: connection.client) != before { arm(connection, at: Clock.now()) }
+        if host.room.sentAck(of: connection.client) != before { arm(connection, at: MonotonicClock.now()) }
     }
 
     /// After an owner change: every message of `connection` sent toward an

@@ -20,7 +20,7 @@ extension Server {
                               args: [cluster.node, cluster.leaseMs].map { Array($0.utf8) }) { [weak self] reply in
             replica.acquiring = false
             guard let self else { return }
-            let now = Clock.now()
+            let now = MonotonicClock.now()
             guard let (won, holder) = ClusterScripts.answer(reply) else {
                 self.throttled("cluster-acquire", .warn, "room \(id): taking the lease failed: \(reply)")
                 return
@@ -33,7 +33,7 @@ extension Server {
                         self.release(replica, holder: holder, cluster: cluster)
                         return
                     }
-                    self.takeOwnership(replica, holder: holder, leaseFrom: sent, cluster: cluster, at: Clock.now())
+                    self.takeOwnership(replica, holder: holder, leaseFrom: sent, cluster: cluster, at: MonotonicClock.now())
                 }
             } else if won {
                 self.takeOwnership(replica, holder: holder, leaseFrom: sent, cluster: cluster, at: now)
@@ -56,7 +56,7 @@ extension Server {
             release(replica, holder: holder, cluster: cluster)
             return
         }
-        let loaded: ClusterRooms.Loaded
+        let loaded: RedisRoomStore.Loaded
         do {
             guard let found = try cluster.store.load(replica.id) else {
                 release(replica, holder: holder, cluster: cluster)
@@ -251,7 +251,7 @@ extension Server {
             case let .reject(reject):
                 replica.rejects.append(reject)
             case let .gesture(entry):
-                oscPreview(entry, in: host, at: Clock.now()) // the owner's alone: each preview goes out once
+                oscPreview(entry, in: host, at: MonotonicClock.now()) // the owner's alone: each preview goes out once
             case .joined, .left:
                 break
             }
@@ -266,7 +266,7 @@ extension Server {
         guard let cluster, !cluster.dirty.isEmpty else { return }
         let dirty = cluster.dirty
         cluster.dirty.removeAll(keepingCapacity: true)
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         for replica in dirty {
             replica.dirty = false
             guard ownsSurely(replica, cluster: cluster, at: now) else { continue } // never publish past the lease

@@ -57,7 +57,7 @@ extension Server {
             book = PresetBook(try ClusterPresets.decode(reply, room: id))
         } catch {
             throttled("presets-unreadable", .error, "presets of room \(id): \(error.description)")
-            presetFeed.failed(id, at: Clock.now())
+            presetFeed.failed(id, at: MonotonicClock.now())
         }
         if var loaded = book {
             for note in load.heard { loaded.apply(note) }

@@ -11,7 +11,7 @@ extension Server {
     /// to the primary they name and checks `ROLE` (`RedisSentinel` follows failovers
     /// once the loop runs). Otherwise the route is the URL's fixed host, so that the
     /// delivery probe can reconnect a connection.
-    static func openClusterStore(_ settings: ClusterSettings) throws(ServerError) -> (url: RedisURL, store: ClusterRooms) {
+    static func openClusterStore(_ settings: ClusterSettings) throws(ServerError) -> (url: RedisURL, store: RedisRoomStore) {
         var url: RedisURL
         if let sentinels = settings.redisSentinels, let master = settings.redisMaster {
             do {
@@ -42,7 +42,7 @@ extension Server {
             url.route = RedisRoute(.fixed(RedisRoute.Address(host: url.host, port: url.port)))
         }
         do {
-            return (url, ClusterRooms(redis: try RedisBlocking(url: url, timeout: 2)))
+            return (url, RedisRoomStore(redis: try RedisBlocking(url: url, timeout: 2)))
         } catch {
             throw ServerError(description: "--redis \(url): cannot reach Redis: \(error)")
         }
@@ -53,8 +53,8 @@ extension Server {
     /// the file; built-in rooms only when Redis has none under their id),
     /// then reads every room of the cluster: the configured ones first, in
     /// order, then the rest by id.
-    static func seedCluster(_ store: ClusterRooms, url: RedisURL, _ ordered: [(schema: RoomSchema, fromFile: Bool)],
-                            changed: inout [String: Int]) throws(ServerError) -> [ClusterRooms.Loaded] {
+    static func seedCluster(_ store: RedisRoomStore, url: RedisURL, _ ordered: [(schema: RoomSchema, fromFile: Bool)],
+                            changed: inout [String: Int]) throws(ServerError) -> [RedisRoomStore.Loaded] {
         do {
             for (schema, fromFile) in ordered {
                 let before = try store.load(schema.id)
@@ -64,7 +64,7 @@ extension Server {
                 try store.save(schema)
             }
             let ids = try store.roomIDs()
-            var loaded: [ClusterRooms.Loaded] = []
+            var loaded: [RedisRoomStore.Loaded] = []
             for id in ordered.map(\.schema.id) + ids.filter({ id in !ordered.contains { $0.schema.id == id } }) {
                 guard !loaded.contains(where: { $0.stored.schema.id == id }), let room = try store.load(id) else { continue }
                 loaded.append(room)

@@ -10,7 +10,7 @@ extension Server {
     /// the room's control count when larger), taken from the states this
     /// owner keeps up to date turn by turn; and at the first committing turn
     /// of an ownership, from the authority's states. Each is one fenced script
-    /// (`ClusterRooms.snapshotScript`); one not written makes the next turn write one.
+    /// (`RedisRoomStore.snapshotScript`); one not written makes the next turn write one.
     func snapshotTimeline(_ replica: RoomReplica, commits: [StoredCommit], cluster: Cluster) {
         guard let authority = replica.authority, let newest = commits.last?.revision else { return }
         let threshold = max(Storage.snapshotRows, authority.schema.controls.count)
@@ -46,9 +46,9 @@ extension Server {
         }
         let id = replica.id
         let epoch = replica.epoch
-        let cap = Array(String(ClusterRooms.replayCap(controls: authority.schema.controls.count)).utf8)
+        let cap = Array(String(RedisRoomStore.replayCap(controls: authority.schema.controls.count)).utf8)
         for (revision, states) in due {
-            cluster.commands.eval(ClusterRooms.snapshotScript,
+            cluster.commands.eval(RedisRoomStore.snapshotScript,
                                   keys: [Array(ClusterKeys.lease(id).utf8), Array(ClusterKeys.log(id).utf8), Array(ClusterKeys.snapshots(id).utf8)],
                                   args: [Array(replica.holder.utf8), Array(String(revision).utf8), Storage.encodeSnapshot(states), cap]) { [weak self] reply in
                 guard let self else { return }

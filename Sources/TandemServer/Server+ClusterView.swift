@@ -25,7 +25,7 @@ extension Server {
     /// asks for a snapshot.
     func clusterStateChanged(_ state: RedisConnection.State, connection: String) {
         guard let cluster else { return }
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         switch state {
         case .ready:
             if cluster.up, cluster.downSince != nil {
@@ -66,7 +66,7 @@ extension Server {
         guard let cluster else { return }
         let name = String(decoding: channel, as: UTF8.self)
         if name == cluster.probe.channel { return deliveryProbeHeard(payload) } // Server+DeliveryProbe.swift
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         if name == ClusterKeys.lifecycle {
             if payload.starts(with: ClusterPresets.prefix.utf8) { return presetNoteHeard(payload) } // Server+ClusterPresets.swift
             lifecycle(String(decoding: payload, as: UTF8.self), cluster: cluster, at: now)
@@ -388,7 +388,7 @@ extension Server {
     /// whose schema changed is replaced (its members closed with 1012, the
     /// owner giving up its lease so that the next one starts from the new schema).
     func reloadRoom(_ id: String, cluster: Cluster, at now: Moment) {
-        let loaded: ClusterRooms.Loaded?
+        let loaded: RedisRoomStore.Loaded?
         do {
             loaded = try cluster.store.load(id)
         } catch {
@@ -425,7 +425,7 @@ extension Server {
     }
 
     /// A view of a room as Redis has it.
-    static func makeView(_ loaded: ClusterRooms.Loaded, config: ServerConfig) -> RoomHost {
+    static func makeView(_ loaded: RedisRoomStore.Loaded, config: ServerConfig) -> RoomHost {
         var room = Room(schema: loaded.stored.schema, committed: loaded.stored.committed, revisions: loaded.stored.revisions,
                         revision: loaded.stored.revision, committedBy: loaded.by)
         room.limits.presence = config.presenceLimit

@@ -86,7 +86,7 @@ extension Server {
     func deliveryProbeTick() {
         guard let cluster else { return }
         let probe = cluster.probe
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         let t = DeliveryProbe.seconds(now)
         // After a loop stall the probe's answer may wait behind this timer: judge on the next tick.
         let lagging = probe.lastTick.map { now.seconds(since: $0) > 2.5 * Double(DeliveryProbe.intervalMs) / 1000 } ?? false
@@ -134,7 +134,7 @@ extension Server {
         let probe = cluster.probe
         let text = String(decoding: payload, as: UTF8.self)
         guard text.hasPrefix(probe.tag), let token = Int(text.dropFirst(probe.tag.count)) else { return }
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         guard probe.watch.heard(token, at: DeliveryProbe.seconds(now)) else { return }
         metrics.cluster.probeRoundTrip = probe.watch.lastRoundTrip
         if let since = probe.stalledSince {

@@ -91,7 +91,7 @@ extension Server {
     func writeCommits() {
         storageWatch.lastTurnRefused = nil
         guard !unwritten.isEmpty, let storage else { return }
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         if let problem = storageWatch.fileProblem {
             // Writes would go to a file nobody can open again: refused, like a failed write.
             rollBackTurn(cause: "database file deleted", detail: problem, at: now)
@@ -191,7 +191,7 @@ extension Server {
     func noteStorageError(_ error: StorageError) {
         switch error.failure {
         case .refused, .corrupt: log.error(error.description)
-        default: storageFailed(error, at: Clock.now())
+        default: storageFailed(error, at: MonotonicClock.now())
         }
     }
 
@@ -234,7 +234,7 @@ extension Server {
     func storageHealthProblem() -> String? {
         if let problem = storageWatch.fileProblem { return "storage unavailable: \(problem)" }
         guard let failure = storageWatch.failure else { return nil }
-        let seconds = storageWatch.since.map { Int(Clock.now().seconds(since: $0)) } ?? 0
+        let seconds = storageWatch.since.map { Int(MonotonicClock.now().seconds(since: $0)) } ?? 0
         return "storage unavailable: \(failure.cause) for \(seconds) s, \(storageWatch.failedWrites) failed write(s): \(failure.description)"
     }
 }

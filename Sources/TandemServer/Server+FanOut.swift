@@ -62,7 +62,7 @@ extension Server {
         host.flushDue = nil // and out of pendingFlushes at the next flushDueRooms
         let reached = directWrites ? writeRound(host, at: now) : armRound(host, at: now)
         guard reached > 0 else { return }
-        let cost = max(0, Clock.now().seconds(since: now))
+        let cost = max(0, MonotonicClock.now().seconds(since: now))
         host.nextRound = now.adding(seconds: max(FanOut.period, FanOut.costShare * cost))
         metrics.fanoutRounds += 1
         metrics.fanoutArmed += reached
@@ -137,7 +137,7 @@ extension Server {
     /// Counts, in the delivery histogram, `recipients` deliveries of each commit `update` carries.
     func observeDelivery(of update: Update, in host: RoomHost, recipients: Int) {
         guard !update.changes.isEmpty else { return }
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         for change in update.changes {
             if let arrival = host.commitArrival(change.revision) {
                 metrics.commitDelivery.observe(now.seconds(since: arrival), count: recipients)
@@ -155,7 +155,7 @@ extension Server {
         }
         host.flushDue = due
         // Due now: the end of this turn of the loop starts it (flushDueRooms), no timer needed.
-        if due > Clock.now(), flushTimerDue.map({ due < $0 }) ?? true { wakeForFlush(at: due) }
+        if due > MonotonicClock.now(), flushTimerDue.map({ due < $0 }) ?? true { wakeForFlush(at: due) }
     }
 
     /// The flush timer fired.
@@ -168,7 +168,7 @@ extension Server {
     /// `FanOut.early` away); called after each turn of the loop and from the flush timer.
     func flushDueRooms() {
         guard !pendingFlushes.isEmpty else { return }
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         let horizon = now.adding(seconds: FanOut.early)
         var due: [RoomHost] = []
         pendingFlushes.removeAll { host in
@@ -198,7 +198,7 @@ extension Server {
     /// from now (poll() waits in milliseconds).
     private func wakeForFlush(at due: Moment) {
         flushTimerDue = due
-        let microseconds = max(0, Int64(due.seconds(since: Clock.now()) * 1e6))
+        let microseconds = max(0, Int64(due.seconds(since: MonotonicClock.now()) * 1e6))
         tandem_timer_cancel(flushTimer)
         tandem_timer_schedule(flushTimer, (microseconds + 999) / 1000 * 1000)
     }

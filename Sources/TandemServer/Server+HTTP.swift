@@ -223,7 +223,7 @@ extension Server {
     /// recall, a restore) and writes its commits before returning, because the
     /// answer promises a committed value. `refused`: the answer to a reject.
     func commitAsAPI(_ message: ClientMessage, in host: RoomHost) -> (effects: [Effect], refused: HTTPAnswer?) {
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         let effects = host.room.apply(message, from: ClientID("api"), at: now)
         let logged = unwritten.count
         dispatch(effects, in: host, arrival: now)

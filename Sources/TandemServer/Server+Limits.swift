@@ -62,7 +62,7 @@ extension Server {
         let derived = derivedConnectionLimit(descriptors: descriptors)
         // A --max-connections the descriptors cannot hold is held at the derived
         // limit (and warned, `applyLimits`): past it accept(2) met EMFILE and
-        // the accept loop spun at three quarters of a core, issue 10's abuse.
+        // the accept loop spun at three quarters of a core under the abuse probe.
         let limits = ConnectionLimiter.Limits(maxConnections: min(config.limits.maxConnections ?? derived, derived),
                                               maxPerAddress: config.limits.maxConnectionsPerAddress)
         tandem_mask_init(Int32(clamping: max(descriptors, limits.maxConnections + limits.answerReserve + 128)))
@@ -138,7 +138,7 @@ extension Server {
     func connectionCreated(_ wsi: OpaquePointer) {
         guard let id = sockets.pending else { return } // not an accepted socket (a listen socket)
         sockets.pending = nil
-        sockets.byConnection[Int(bitPattern: UnsafeRawPointer(wsi))] = (id, Clock.now())
+        sockets.byConnection[Int(bitPattern: UnsafeRawPointer(wsi))] = (id, MonotonicClock.now())
         sockets.connectionOf[id] = wsi
         metrics.transport.socketsOpen = sockets.limiter.open
     }
@@ -151,7 +151,7 @@ extension Server {
         metrics.transport.socketsOpen = sockets.limiter.open
         // Closed by lws' header deadline: never a whole request, and held that long.
         if let departure, departure.neverRequested, !departure.evicted,
-           Clock.now().seconds(since: accepted) >= Double(config.limits.headerTimeout) - 0.5 {
+           MonotonicClock.now().seconds(since: accepted) >= Double(config.limits.headerTimeout) - 0.5 {
             metrics.transport.headerTimeouts += 1
             throttled("header-timeout", .info, "closed a connection that sent no whole request within \(config.limits.headerTimeout) s (--header-timeout)")
         }
@@ -206,7 +206,7 @@ extension Server {
     /// Writes `line` at `level` unless lines of `kind` are being rate limited (LogThrottle).
     func throttled(_ kind: String, _ level: LogLevel, _ line: @autoclosure () -> String) {
         guard level <= log.level else { return }
-        switch logThrottle.admit(kind, at: Clock.now()) {
+        switch logThrottle.admit(kind, at: MonotonicClock.now()) {
         case .suppress:
             metrics.transport.logLinesSuppressed += 1
         case let .write(suppressed):

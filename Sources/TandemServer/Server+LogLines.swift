@@ -11,7 +11,7 @@ extension Server {
     /// `LogThrottle.connectionBurst` of a kind per interval.
     func connectionLine(_ kind: String, _ line: @autoclosure () -> String) {
         guard LogLevel.info <= log.level else { return }
-        switch logThrottle.admit(kind, burst: LogThrottle.connectionBurst, at: Clock.now()) {
+        switch logThrottle.admit(kind, burst: LogThrottle.connectionBurst, at: MonotonicClock.now()) {
         case .suppress:
             metrics.transport.logLinesSuppressed += 1
         case let .write(suppressed):

@@ -114,7 +114,7 @@ extension Server {
     private func scheduleOSCTimer(_ osc: OSCBridge) {
         guard let due = osc.previews.nextDue, due != osc.timerDue else { return }
         osc.timerDue = due
-        let microseconds = max(0, Int64(due.seconds(since: Clock.now()) * 1e6))
+        let microseconds = max(0, Int64(due.seconds(since: MonotonicClock.now()) * 1e6))
         tandem_timer_cancel(osc.timer)
         tandem_timer_schedule(osc.timer, (microseconds + 999) / 1000 * 1000)
     }
@@ -123,7 +123,7 @@ extension Server {
     func oscTimerFired() {
         guard let osc else { return }
         osc.timerDue = nil
-        for messages in osc.previews.due(at: Clock.now()) {
+        for messages in osc.previews.due(at: MonotonicClock.now()) {
             osc.send(messages, kind: .preview)
         }
         scheduleOSCTimer(osc)
@@ -134,7 +134,7 @@ extension Server {
     /// LWS_CALLBACK_RAW_RX_FILE: the datagrams waiting, a bounded number per call (the rest on the next).
     func oscReadable() {
         guard let osc, let receiver = osc.receiver else { return }
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         for _ in 0..<256 {
             guard let datagram = receiver.receive() else { return }
             if receiver.kernelDrops != osc.kernelDropsSeen {

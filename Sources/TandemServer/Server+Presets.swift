@@ -79,7 +79,7 @@ extension Server {
     /// out at least `PresetFeed.interval` ago, else by `flushPresetLists` once
     /// it has (with every change made meanwhile).
     func announcePresetsHere(_ host: RoomHost) {
-        if presetFeed.changed(host.room.id, at: Clock.now()) { sendPresetList(host) }
+        if presetFeed.changed(host.room.id, at: MonotonicClock.now()) { sendPresetList(host) }
     }
 
     /// Every 250 ms (housekeeping): the lists that waited.
@@ -96,7 +96,7 @@ extension Server {
     /// is encoded once and shared.
     func sendPresetList(_ host: RoomHost) {
         guard let frame = presetsFrame(host.room.id) else { return }
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         presetFeed.sent(host.room.id, at: now, bytes: frame.count)
         // In a cluster a member not yet welcomed gets the list with its welcome (`react(to:)`).
         for connection in host.members.values where connection.closing == nil && (cluster == nil || connection.welcomed) {

@@ -19,7 +19,7 @@ extension Server {
         }
         let old = rooms[schema.id]
         if let old, old.room.schema == schema {
-            // Re-posting the same schema changes nothing: nobody is kicked (issue 10).
+            // Re-posting the same schema changes nothing: nobody is kicked.
             log.info("room \(schema.id) posted again unchanged: nothing to do")
             var bytes = OutboundEncoder.welcome(old.room.snapshot)
             bytes.removeLast() // the closing brace

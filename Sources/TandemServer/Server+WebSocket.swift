@@ -20,7 +20,7 @@ extension Server {
     }
 
     func opened(_ wsi: OpaquePointer, session: UInt64) {
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         let connection = Connection(session: session, wsi: wsi, client: newClientID())
         limitUnsentBytes(wsi)
         connections[session] = connection
@@ -103,7 +103,7 @@ extension Server {
         guard String(validating: message, as: UTF8.self) != nil else {
             return refuseAndClose(connection, code: 1007, reason: "text frames must be UTF-8")
         }
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         if let cluster {
             clusterReceived(connection, message, host: host, cluster: cluster, at: now)
             return 0
@@ -173,7 +173,7 @@ extension Server {
         }
         // More for this member alone (another reject, or what changed since its welcome).
         if host.room.hasPendingFrame(for: connection.client) || connection.presets != nil {
-            arm(connection, at: Clock.now())
+            arm(connection, at: MonotonicClock.now())
         }
         return 0
     }
@@ -235,7 +235,7 @@ extension Server {
         metrics.closes[code, default: 0] += 1
         connectionLine("close", "close \(connection.client) code=\(code)\(connection.closing.map { " reason=\($0.reason)" } ?? "")")
         guard let host = connection.host else { return }
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         if let cluster {
             clusterLeft(connection, host: host, cluster: cluster, at: now)
             return

@@ -142,7 +142,7 @@ public final class Server {
             configured.first { $0.id == schema.id }.map { ($0, true) } ?? (schema, false)
         }
         for schema in configured where !builtIn.contains(schema.id) { ordered.append((schema, true)) }
-        var clusterStore: (url: RedisURL, store: ClusterRooms)?
+        var clusterStore: (url: RedisURL, store: RedisRoomStore)?
         if let settings = config.cluster {
             storage = nil
             let opened = try Self.openClusterStore(settings)
@@ -242,7 +242,7 @@ public final class Server {
         port = Int(lws_get_vhost_listen_port(vhost))
         timer.pointee.context = context
         timer.pointee.fire = { Server.owning($0)?.housekeeping() }
-        timerDue = Clock.now().adding(seconds: Double(Self.tick) / 1e6)
+        timerDue = MonotonicClock.now().adding(seconds: Double(Self.tick) / 1e6)
         tandem_timer_schedule(timer, Self.tick)
         flushTimer.pointee.context = context
         flushTimer.pointee.fire = { Server.owning($0)?.flushTimerFired() }
@@ -308,8 +308,8 @@ public final class Server {
         if let cluster, let uvLoop {
             // Connected before the start line: a node that says it listens is ready (/healthz 200).
             startCluster(cluster)
-            let start = Clock.now()
-            while !cluster.up, Clock.now().seconds(since: start) < 3, tandem_uv_run_once(uvLoop) >= 0 {}
+            let start = MonotonicClock.now()
+            while !cluster.up, MonotonicClock.now().seconds(since: start) < 3, tandem_uv_run_once(uvLoop) >= 0 {}
             if !cluster.up { log.warn("redis: not connected yet after 3 s; serving anyway, /healthz says 503 until it is") }
         }
         log.always(startLine)
@@ -323,7 +323,7 @@ public final class Server {
         }
         log.info("limits: \(limitsLine)")
         announceOSC()
-        pruneHistory(at: Clock.now())
+        pruneHistory(at: MonotonicClock.now())
         guard let context else { return }
         while (uvLoop.map { tandem_uv_run_once($0) } ?? lws_service(context, 0)) >= 0 {
             clusterFlush()
@@ -331,7 +331,7 @@ public final class Server {
             flushOSC()
             flushDueRooms()
             if let stopping {
-                if connections.isEmpty || Clock.now().seconds(since: stopping) > 4 { break }
+                if connections.isEmpty || MonotonicClock.now().seconds(since: stopping) > 4 { break }
             }
         }
         tandem_timer_cancel(timer)
@@ -359,7 +359,7 @@ public final class Server {
 
     /// Every 250 ms: lapsed holds, slow consumers, expired tokens, rate-limit windows, event loop lag.
     func housekeeping() {
-        let now = Clock.now()
+        let now = MonotonicClock.now()
         metrics.loopLag.observe(max(0, now.seconds(since: timerDue)))
         timerDue = now.adding(seconds: Double(Self.tick) / 1e6)
         tandem_timer_schedule(timer, Self.tick)
@@ -395,7 +395,7 @@ public final class Server {
     /// Closes every client with 1001; `run()` returns once they are gone or after 4 s.
     func beginShutdown() {
         guard stopping == nil else { return }
-        stopping = Clock.now()
+        stopping = MonotonicClock.now()
         log.info("shutting down: closing \(connections.count) connection(s) with 1001")
         for connection in connections.values { close(connection, code: 1001, reason: "server shutting down") }
     }

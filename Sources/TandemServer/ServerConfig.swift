@@ -36,7 +36,7 @@ public struct ServerConfig: Sendable, Hashable {
     /// How much of each room's commit log to keep (`--history-keep`); `nil` keeps everything.
     public var historyKeep: HistoryKeep? = ServerConfig.defaultHistoryKeep
     /// The default retention: each room's newest million commits (about 60 MB
-    /// of file a room, issue 22); `--history-keep forever` keeps everything.
+    /// of file a room, measured in docs/storage.md); `--history-keep forever` keeps everything.
     public static let defaultHistoryKeep = HistoryKeep.count(1_000_000)
     /// People announced one by one in a room (`RoomLimits.presence`); past it newcomers join quietly.
     public var presenceLimit = 64

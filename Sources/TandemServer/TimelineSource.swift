@@ -2,7 +2,7 @@ import TandemStorage
 
 /// Where the timeline is read from: the SQLite file on a single node (its
 /// snapshots make any revision cheap), Redis' commit log in a cluster
-/// (`ClusterRooms+Timeline.swift`).
+/// (`RedisRoomStore+Timeline.swift`).
 protocol TimelineSource {
     func readMoment(room: String, at revision: Int) throws -> TimelineRead
     func readTimeline(room: String, marks: Int) throws -> TimelineSummary

@@ -22,7 +22,7 @@ final class Cluster {
     let clientPrefix: String
     let commands: RedisConnection
     let subscriber: RedisSubscriber
-    let store: ClusterRooms
+    let store: RedisRoomStore
     /// With `--redis-sentinel`: follows the primary (`url.route`) through failovers.
     let sentinel: RedisSentinel?
     /// Publishes a probe every second and must hear it back (Server+DeliveryProbe.swift).
@@ -72,7 +72,7 @@ final class Cluster {
     var downReason: String?
 
     /// `store` is the blocking connection the start opened (`Server.openClusterStore`).
-    init(settings: ClusterSettings, url: RedisURL, store: ClusterRooms, loop: UnsafeMutableRawPointer) {
+    init(settings: ClusterSettings, url: RedisURL, store: RedisRoomStore, loop: UnsafeMutableRawPointer) {
         self.settings = settings
         self.url = url
         self.store = store

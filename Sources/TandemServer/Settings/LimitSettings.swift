@@ -13,7 +13,7 @@ public struct LimitSettings: Sendable, Hashable {
     /// Rooms served at most (`--max-rooms`): past it `POST /api/rooms` of a new
     /// room is refused (409 `too_many_rooms`); replacing one still works. Each
     /// room costs memory and a share of every restart; 100,000 anonymous rooms
-    /// took the server to 6.3 GiB and a 49 s restart (issue 10).
+    /// took the server to 6.3 GiB and a 49 s restart in the abuse probe (bench/abuse/).
     public var maxRooms = 1_000
     /// Seconds a request body may take to arrive whole, from the end of its
     /// headers (`--body-timeout`); then 408 and close. 10 s lets a full 64 KiB

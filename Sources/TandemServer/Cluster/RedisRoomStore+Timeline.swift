@@ -16,7 +16,7 @@ extension ClusterKeys {
 /// or below R and at most `replayCap` log entries after it (range reads by
 /// entry id, O(log n) to find); the summary is one script of at most
 /// `marks + 4` seeks. Nothing is proportional to the log's length.
-extension ClusterRooms: TimelineSource {
+extension RedisRoomStore: TimelineSource {
     /// The most log entries a read replays after a snapshot: the owner
     /// snapshots every `Storage.snapshotRows` rows (or as many as the room
     /// has controls) at exact revisions, and once at its first committing

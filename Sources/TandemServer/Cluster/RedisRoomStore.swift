@@ -8,7 +8,7 @@ import TandemWire
 /// admin API and by history reads, as SQLite is. Commits themselves are
 /// written by the owner's fenced turn script (`ClusterScripts.writeTurn`),
 /// never here.
-struct ClusterRooms {
+struct RedisRoomStore {
     let redis: RedisBlocking
 
     /// A room as stored: what `Room(_:)` needs, and who made each control's last commit.

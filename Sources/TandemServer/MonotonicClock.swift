@@ -4,7 +4,7 @@ import Glibc
 import TandemCore
 
 /// The server's one clock: monotonic nanoseconds, read once per event.
-enum Clock {
+enum MonotonicClock {
     /// Now, on the monotonic clock.
     static func now() -> Moment {
         var ts = timespec()
