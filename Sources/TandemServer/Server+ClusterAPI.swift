@@ -120,7 +120,7 @@ extension Server {
     /// `DELETE /api/rooms/{room}` in a cluster: 204, its members on every node closed with 4404.
     private func clusterDeleteRoom(_ id: String, cluster: Cluster) -> HTTPAnswer {
         guard rooms[id] != nil else { return .json(404, problem("unknown_room", "no room '\(id)'")) }
-        guard !builtIn.contains(id) else {
+        guard !rooms.builtIn.contains(id) else {
             return .json(403, problem("forbidden", "the built-in room '\(id)' cannot be deleted"))
         }
         do {
@@ -166,7 +166,7 @@ extension Server {
                 members.append(JSONMember("heartbeat_ms", .number(Double(Int(fields["time"] ?? "") ?? 0))))
                 nodes.append(.object(members))
             }
-            for id in roomOrder where visible(id) {
+            for id in rooms.order where visible(id) {
                 let holder = try cluster.store.redis.command(["GET", ClusterKeys.lease(id)].map { Array($0.utf8) }).string
                 let parts = holder?.split(separator: " ") ?? []
                 owners.append(JSONMember(id, parts.count == 2

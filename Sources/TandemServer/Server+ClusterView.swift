@@ -381,7 +381,7 @@ extension Server {
             return
         }
         for id in ids where rooms[id] == nil { reloadRoom(id, cluster: cluster, at: now) }
-        for id in roomOrder where !ids.contains(id) { forgetRoom(id, cluster: cluster, reason: "deleted") }
+        for id in rooms.order where !ids.contains(id) { forgetRoom(id, cluster: cluster, reason: "deleted") }
     }
 
     /// Reads room `id` from Redis and serves it: a new room is added; a room
@@ -398,13 +398,12 @@ extension Server {
         guard let loaded else { return }
         if let old = rooms[id] {
             guard old.room.schema != loaded.stored.schema else { return }
-            schemaChangedAt[id] = old.room.revision
+            rooms.schemaChangedAt[id] = old.room.revision
             forgetRoom(id, cluster: cluster, reason: "replaced")
             presetBooks[id] = nil
             for connection in old.members.values { close(connection, code: 1012, reason: "room schema changed") }
         }
         rooms[id] = Self.makeView(loaded, config: config)
-        if !roomOrder.contains(id) { roomOrder.append(id) }
         oscRoomChanged(id)
         log.info("room \(id) served (from redis)")
     }
@@ -419,7 +418,6 @@ extension Server {
         guard reason == "deleted", let host = rooms[id] else { return }
         rooms[id] = nil
         oscRoomChanged(id)
-        roomOrder.removeAll { $0 == id }
         for connection in host.members.values { close(connection, code: 4404, reason: "room deleted") }
         log.info("room \(id) deleted: closing \(host.members.count) connection(s) with 4404")
     }

@@ -10,7 +10,7 @@ extension Server {
     /// readers). `admin` says whether this request could create rooms, so the
     /// lobby shows its "New room" form only to those whose POST would succeed.
     func roomList(_ exchange: HTTPExchange) -> HTTPAnswer {
-        let list: [JSON] = roomOrder.compactMap { id in
+        let list: [JSON] = rooms.order.compactMap { id in
             guard let host = rooms[id], exchange.claims?.covers(room: id) ?? true else { return nil }
             let people = JSON.number(Double(host.room.present))
             return ["id": .string(id), "title": .string(host.room.schema.title), "clients": people, "people": people]

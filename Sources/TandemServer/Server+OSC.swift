@@ -47,7 +47,7 @@ extension Server {
             log.always("osc sending to \(target)\(osc.settings.previews ? " (commits and previews)" : " (commits)")")
         }
         guard cluster == nil else { return }
-        for id in roomOrder { if let host = rooms[id] { sendDump(host) } }
+        for id in rooms.order { if let host = rooms[id] { sendDump(host) } }
     }
 
     // MARK: out

@@ -7,7 +7,7 @@ struct RetentionPass {
     var last = Moment.zero
     /// Whether it stopped at its bound on work with rows still due: the next runs at the next tick.
     var behind = false
-    /// The room (in `roomOrder`) the next pass starts at, so that one busy room does not starve the rest.
+    /// The room (in `rooms.order`) the next pass starts at, so that one busy room does not starve the rest.
     var cursor = 0
     /// Log rows deleted since start, and passes that ran.
     var pruned = 0
@@ -41,14 +41,14 @@ extension Server {
     func pruneHistory(at now: Moment) {
         retention.last = now
         retention.behind = false
-        guard let storage, let keep = config.historyKeep, !roomOrder.isEmpty else { return }
+        guard let storage, let keep = config.historyKeep, !rooms.order.isEmpty else { return }
         retention.passes += 1
         var budget = RetentionPass.maxRowsPerPass
         var removed = 0
-        let count = roomOrder.count
+        let count = rooms.order.count
         let start = retention.cursor % count
         for k in 0..<count where budget > 0 {
-            let id = roomOrder[(start + k) % count]
+            let id = rooms.order[(start + k) % count]
             do {
                 let step: Storage.PruneStep
                 switch keep {

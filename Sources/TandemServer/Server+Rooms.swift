@@ -44,13 +44,12 @@ extension Server {
         let host = Self.makeHost(room, config: config)
         rooms[schema.id] = host
         if let old {
-            if old.room.schema != schema { schemaChangedAt[schema.id] = old.room.revision }
+            if old.room.schema != schema { rooms.schemaChangedAt[schema.id] = old.room.revision }
             for connection in old.members.values {
                 close(connection, code: 1012, reason: "room schema changed")
             }
             log.info("room \(schema.id) replaced: closing \(old.members.count) connection(s) with 1012")
         } else {
-            roomOrder.append(schema.id)
             log.info("room \(schema.id) created")
         }
         oscRoomChanged(schema.id)
@@ -61,7 +60,7 @@ extension Server {
     /// log stays; built-in rooms (the demo) cannot be deleted (403).
     func deleteRoom(_ host: RoomHost) -> HTTPAnswer {
         let id = host.room.id
-        guard !builtIn.contains(id) else {
+        guard !rooms.builtIn.contains(id) else {
             return .json(403, problem("forbidden", "the built-in room '\(id)' cannot be deleted"))
         }
         writeCommits()
@@ -73,9 +72,8 @@ extension Server {
         retiredRevisions[id] = host.room.revision
         presetBooks[id] = nil // storage forgot them with the room
         presetFeed.forget(id)
-        schemaChangedAt[id] = nil
+        rooms.schemaChangedAt[id] = nil
         rooms[id] = nil
-        roomOrder.removeAll { $0 == id }
         for connection in host.members.values {
             close(connection, code: 4404, reason: "room deleted")
         }

@@ -75,7 +75,7 @@ extension Server {
     func encodeWelcome(_ welcome: Welcome, since text: String?) -> [UInt8] {
         guard let text, !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
               let since = Int(text), since <= welcome.revision,
-              schemaChangedAt[welcome.room].map({ since > $0 }) ?? true
+              rooms.schemaChangedAt[welcome.room].map({ since > $0 }) ?? true
         else { return OutboundEncoder.welcome(welcome) }
         var partial = welcome
         if since > 0 { partial.controls.removeAll { $0.revision <= since } }

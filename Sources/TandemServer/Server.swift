@@ -29,8 +29,8 @@ public final class Server {
     let authGate: AuthGate?
     /// Client sockets and the connection limits (Server+Limits.swift).
     let sockets: SocketTable
-    var rooms: [String: RoomHost] = [:]
-    var roomOrder: [String] = []
+    /// The rooms served, by id and in listing order (Rooms/RoomTable.swift).
+    let rooms: RoomTable
     var connections: [UInt64: Connection] = [:]
     var exchanges: [UInt64: HTTPExchange] = [:]
     /// Keeps floods (refused requests and tokens, timeouts, lws' complaints) from
@@ -46,11 +46,6 @@ public final class Server {
     var withheld: Set<String> = []
     /// Whether the file takes writes, and what failed when it does not (Server+Durability.swift).
     let storageWatch = StorageWatch()
-    /// The ids of the built-in rooms, which the admin API does not delete.
-    let builtIn: Set<String>
-    /// Per room, the room revision at which its schema last changed while this
-    /// process ran (or at this start): a `since` at or below it gets a full welcome.
-    var schemaChangedAt: [String: Int] = [:]
     /// The revisions of rooms deleted since start, so that a room created again
     /// under the same id never reuses a revision (storage keeps them across restarts).
     var retiredRevisions: [String: Int] = [:]
@@ -137,7 +132,9 @@ public final class Server {
         authGate = config.access.authEnabled ? AuthGate(settings: config.access) : nil
         sockets = Self.makeSocketTable(config)
         let configured = try config.roomsDir.map { dir throws(ServerError) in try RoomFiles.load(directory: dir) } ?? []
-        builtIn = Set(schemas.map(\.id))
+        let builtIn = Set(schemas.map(\.id))
+        let rooms = RoomTable(builtIn: builtIn)
+        self.rooms = rooms
         var ordered: [(schema: RoomSchema, fromFile: Bool)] = schemas.map { schema in
             configured.first { $0.id == schema.id }.map { ($0, true) } ?? (schema, false)
         }
@@ -147,17 +144,15 @@ public final class Server {
             storage = nil
             let opened = try Self.openClusterStore(settings)
             clusterStore = opened
-            for loaded in try Self.seedCluster(opened.store, url: opened.url, ordered, changed: &schemaChangedAt) {
+            for loaded in try Self.seedCluster(opened.store, url: opened.url, ordered, changed: &rooms.schemaChangedAt) {
                 let id = loaded.stored.schema.id
                 rooms[id] = Self.makeView(loaded, config: config)
-                roomOrder.append(id)
             }
         } else { do {
             if config.dataPath == ":memory:" {
                 storage = nil
                 for (schema, _) in ordered {
                     rooms[schema.id] = Self.makeHost(Room(schema: schema), config: config)
-                    roomOrder.append(schema.id)
                 }
             } else {
                 let storage = try Storage(path: config.dataPath, durability: config.durability)
@@ -167,14 +162,13 @@ public final class Server {
                 for (schema, fromFile) in ordered {
                     let before = try? storage.loadRoom(schema.id)
                     guard fromFile || before == nil else { continue }
-                    if let before, before.schema != schema { schemaChangedAt[schema.id] = before.revision }
+                    if let before, before.schema != schema { rooms.schemaChangedAt[schema.id] = before.revision }
                     try storage.saveRoom(schema)
                 }
                 let stored = try storage.loadRooms()
                 for id in ordered.map(\.schema.id) + stored.map(\.schema.id) where rooms[id] == nil {
                     guard let room = stored.first(where: { $0.schema.id == id }) else { continue }
                     rooms[id] = Self.makeHost(Room(room), config: config)
-                    roomOrder.append(id)
                 }
             }
         } catch {
@@ -297,7 +291,7 @@ public final class Server {
 
     /// The start line: where to connect, what is served, and the security mode.
     public var startLine: String {
-        "tandem listening on \(config.httpScheme)://\(config.host):\(port) rooms=\(roomOrder.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) sends=\(sendsName) \(cluster.map { "cluster=\($0.node) redis=\($0.url)" } ?? "data=\(config.dataPath)")\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
+        "tandem listening on \(config.httpScheme)://\(config.host):\(port) rooms=\(rooms.order.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) sends=\(sendsName) \(cluster.map { "cluster=\($0.node) redis=\($0.url)" } ?? "data=\(config.dataPath)")\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
     }
 
     /// How frames leave: `io_uring` (round batches), `send`, or `tls` (through lws and OpenSSL).
