@@ -109,9 +109,14 @@ let tests: [Target] = [
     .testTarget(name: "TandemOSCTests", dependencies: ["TandemOSC", "TandemCore", "TandemTestSupport"]),
     .testTarget(name: "TandemAuthTests", dependencies: ["TandemAuth", "TandemCore", "TandemWire"]),
     .testTarget(name: "TandemStorageTests", dependencies: ["TandemStorage", "TandemCore", "TandemWire", "TandemTestSupport"]),
-    .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "CTandemRedis"]),
+    // A real redis-server on a free port and a libuv loop the test drives, for the suites that need Redis.
+    .target(name: "TandemRedisTestSupport", dependencies: ["CTandemRedis"], path: "Tests/TandemRedisTestSupport"),
+    .testTarget(name: "TandemRedisTests", dependencies: ["TandemRedis", "CTandemRedis", "TandemRedisTestSupport"]),
     .testTarget(name: "TandemOSCLinkTests", dependencies: ["TandemOSCLink", "TandemOSC"]),
     .testTarget(name: "TandemServerTests", dependencies: ["TandemServer", "TandemTestSupport"]),
+    // Both kinds of rooms in process, against a recording delivery: no lws, no server process.
+    .testTarget(name: "TandemRoomsTests", dependencies: ["TandemServer", "TandemCore", "TandemWire", "TandemTestSupport",
+                                                        "TandemRedisTestSupport", "CTandemRedis"]),
     .testTarget(name: "TandemClientTests", dependencies: ["TandemClient", "TandemCore", "TandemAuth", "TandemTestSupport"]),
     .testTarget(name: "TandemBenchTests", dependencies: ["TandemBench", "TandemCore", "TandemWire", "TandemTestSupport"]),
 ]

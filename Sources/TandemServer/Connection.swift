@@ -54,7 +54,7 @@ final class Connection {
     /// past their `exp` plus the leeway the connection is closed with 4401.
     var claims: Claims?
 
-    // MARK: cluster mode (Server+Cluster.swift)
+    // MARK: replicated rooms (Replicated/ReplicatedRooms+Members.swift)
 
     /// The name and role it joined with, for its registration with the room's owner (again after an owner change).
     var joinName = ""
@@ -84,10 +84,17 @@ final class Connection {
     /// flooding client costs its own node, never Redis or the owner.
     var relayBucket = TokenBucket(burst: RoomLimits().burst)
 
-    init(session: UInt64, wsi: OpaquePointer, client: ClientID) {
+    convenience init(session: UInt64, wsi: OpaquePointer, client: ClientID) {
+        self.init(session: session, wsi: wsi, fd: lws_get_socket_fd(wsi), client: client)
+    }
+
+    /// A connection whose socket is `fd`. Rooms never touch `wsi` or `fd`
+    /// (they go through `Delivery`): the in-process tests of the rooms give
+    /// placeholders.
+    init(session: UInt64, wsi: OpaquePointer, fd: Int32, client: ClientID) {
         self.session = session
         self.wsi = wsi
-        fd = lws_get_socket_fd(wsi)
+        self.fd = fd
         self.client = client
     }
 }

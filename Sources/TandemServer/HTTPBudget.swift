@@ -76,10 +76,13 @@ extension Server {
                      headers: [("Retry-After", String(wait))])
     }
 
+}
+
+extension HTTPExchange {
     /// The name the history gives an HTTP write: the token's display name, as a
-    /// WebSocket member's is its own; without one, `api`.
-    func apiWriterName(_ exchange: HTTPExchange?) -> String? {
-        guard let name = exchange?.claims?.name.map(DisplayName.clean), !name.isEmpty else { return nil }
+    /// WebSocket member's is its own; without one (`api` then).
+    var writerName: String? {
+        guard let name = claims?.name.map(DisplayName.clean), !name.isEmpty else { return nil }
         return name
     }
 }

@@ -33,8 +33,6 @@ final class Metrics {
     var loopLag = Histogram(bounds: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1])
     /// Connection limits, handshake checks, WebSocket edges (Metrics+Transport.swift).
     var transport = TransportMetrics()
-    /// Relays, publications and leases (Metrics+Cluster.swift), in cluster mode.
-    var cluster = ClusterMetrics()
     /// Timeline reads and the log rows they took (Metrics+Timeline.swift).
     var timeline = TimelineMetrics()
 

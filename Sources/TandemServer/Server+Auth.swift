@@ -38,16 +38,6 @@ extension Server {
         return .admitted(verified.claims.role, verified.claims)
     }
 
-    /// `{"type":"auth","seq":N,"token":"…"}`: acknowledged like any message;
-    /// a fresh token replaces the connection's when it verifies, names the
-    /// same `sub`, covers the room and keeps the role. Anything else is
-    /// reject `unauthorized` and the old token stands. With auth off it is only acknowledged.
-    func refreshToken(_ connection: Connection, in host: RoomHost, seq: Int, token: String, at now: Moment) -> [Effect] {
-        let effects = host.room.acknowledge(connection.client, seq: seq, at: now)
-        guard effects.rejects.isEmpty, let problem = checkRefresh(connection, in: host, token: token, at: now) else { return effects }
-        return effects + host.room.refuse(connection.client, seq: seq, code: .unauthorized, message: problem)
-    }
-
     /// Checks a refreshed token against the connection's current one: `nil`
     /// when it is good (then it replaces the current claims), else why not
     /// (logged and counted). Auth off: always `nil`.

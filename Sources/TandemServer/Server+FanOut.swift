@@ -59,8 +59,8 @@ extension Server {
     /// the members and their writable callbacks write them.
     func startRound(_ host: RoomHost, at now: Moment) {
         host.dirty = false
-        host.flushDue = nil // and out of pendingFlushes at the next flushDueRooms
-        let reached = directWrites ? writeRound(host, at: now) : armRound(host, at: now)
+        host.flushDue = nil // and out of flushes.pending at the next flushDueRooms
+        let reached = sends.direct ? writeRound(host, at: now) : armRound(host, at: now)
         guard reached > 0 else { return }
         let cost = max(0, MonotonicClock.now().seconds(since: now))
         host.nextRound = now.adding(seconds: max(FanOut.period, FanOut.costShare * cost))
@@ -94,9 +94,9 @@ extension Server {
             case .nothing:
                 continue
             case .own:
-                sendNextFrame(connection, in: host, batched: batching)
+                sendNextFrame(connection, in: host, batched: sends.batching)
             case let .shared(ack, present):
-                let (bytes, whole) = frame.send(to: connection.wsi, fd: connection.fd, ack: ack, present: present, batched: batching, encoder: &host.encoder)
+                let (bytes, whole) = frame.send(to: connection.wsi, fd: connection.fd, ack: ack, present: present, batched: sends.batching, encoder: &host.encoder)
                 if !whole { connection.lwsMayHold = true }
                 metrics.framesOut += 1
                 metrics.bytesOut += bytes
@@ -106,7 +106,7 @@ extension Server {
             }
             reached += 1
         }
-        if batching { flushBatch() }
+        if sends.batching { flushBatch() }
         if shared > 0 { observeDelivery(of: round.update, in: host, recipients: shared) }
         return reached
     }
@@ -151,27 +151,27 @@ extension Server {
     func scheduleFlush(_ host: RoomHost, at due: Moment) {
         if !host.flushListed {
             host.flushListed = true
-            pendingFlushes.append(host)
+            flushes.pending.append(host)
         }
         host.flushDue = due
         // Due now: the end of this turn of the loop starts it (flushDueRooms), no timer needed.
-        if due > MonotonicClock.now(), flushTimerDue.map({ due < $0 }) ?? true { wakeForFlush(at: due) }
+        if due > MonotonicClock.now(), flushes.due.map({ due < $0 }) ?? true { wakeForFlush(at: due) }
     }
 
     /// The flush timer fired.
     func flushTimerFired() {
-        flushTimerDue = nil
+        flushes.due = nil
         flushDueRooms()
     }
 
     /// Starts the rounds of every room whose flush is due (or less than
     /// `FanOut.early` away); called after each turn of the loop and from the flush timer.
     func flushDueRooms() {
-        guard !pendingFlushes.isEmpty else { return }
+        guard !flushes.pending.isEmpty else { return }
         let now = MonotonicClock.now()
         let horizon = now.adding(seconds: FanOut.early)
         var due: [RoomHost] = []
-        pendingFlushes.removeAll { host in
+        flushes.pending.removeAll { host in
             if let at = host.flushDue, at > horizon { return false }
             host.flushListed = false
             if host.flushDue != nil { due.append(host) } // nil: a round started meanwhile
@@ -186,20 +186,20 @@ extension Server {
                 scheduleFlush(host, at: host.nextRound)
             }
         }
-        if let next = pendingFlushes.lazy.compactMap(\.flushDue).min() {
-            if next != flushTimerDue { wakeForFlush(at: next) }
-        } else if flushTimerDue != nil {
-            tandem_timer_cancel(flushTimer)
-            flushTimerDue = nil
+        if let next = flushes.pending.lazy.compactMap(\.flushDue).min() {
+            if next != flushes.due { wakeForFlush(at: next) }
+        } else if flushes.due != nil {
+            tandem_timer_cancel(flushes.timer)
+            flushes.due = nil
         }
     }
 
     /// Schedules the flush timer for `due`, rounded up to a whole millisecond
     /// from now (poll() waits in milliseconds).
     private func wakeForFlush(at due: Moment) {
-        flushTimerDue = due
+        flushes.due = due
         let microseconds = max(0, Int64(due.seconds(since: MonotonicClock.now()) * 1e6))
-        tandem_timer_cancel(flushTimer)
-        tandem_timer_schedule(flushTimer, (microseconds + 999) / 1000 * 1000)
+        tandem_timer_cancel(flushes.timer)
+        tandem_timer_schedule(flushes.timer, (microseconds + 999) / 1000 * 1000)
     }
 }

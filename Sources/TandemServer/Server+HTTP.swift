@@ -159,20 +159,13 @@ extension Server {
             if let problem = healthProblem() { return .text(503, "\(problem)\n") } // Server+Health.swift
             return .text(200, "ok\n")
         case (.get, "metrics") where parts.count == 1:
-            let members = rooms.values.reduce(0) { $0 + ($1.room.mode == .view ? $1.room.localMemberCount : $1.room.memberCount) }
-            var text = metrics.exposition(rooms: rooms.count, members: members)
-            if let cluster {
-                text += metrics.cluster.exposition(redisUp: cluster.up, owned: cluster.replicas.values.filter(\.owned).count,
-                                                   following: cluster.replicas.values.filter(\.subscribed).count)
-            }
+            var text = metrics.exposition(rooms: rooms.count, members: service.memberCount)
+            text += service.exposition()
             if let osc { text += osc.metrics.exposition() }
-            if storage != nil { text += retention.exposition() } // Server+Retention.swift
             return .text(200, text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         case (_, "api"):
             if let refusal = authorizeAPI(exchange, Array(parts.dropFirst())) { return refusal }
             if let refusal = budgetRefusal(exchange, Array(parts.dropFirst())) { return refusal } // HTTPBudget.swift
-            apiCaller = exchange
-            defer { apiCaller = nil }
             return api(exchange, Array(parts.dropFirst()))
         case (.get, _):
             if let file = page(exchange) {
@@ -185,13 +178,9 @@ extension Server {
     }
 
     private func api(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer {
-        if parts == ["cluster"] {
-            guard exchange.method == .get else { return methodNotAllowed("GET") }
-            return clusterAPI(for: exchange.claims) // Server+ClusterAPI.swift
-        }
+        if let answer = service.ownRoute(exchange, parts) { return answer } // `/api/cluster` with replicated rooms
         guard parts.first == "rooms" else { return .json(404, problem("not_found", "no such API endpoint")) }
         if let refusal = adminRefusal(exchange, parts) { return refusal }
-        if let cluster, let answer = clusterRoomsAPI(exchange, parts, cluster: cluster) { return answer }
         if parts.count == 1 {
             if exchange.method == .post { return postRoom(exchange) }
             guard exchange.method == .get else { return methodNotAllowed("GET, POST") }
@@ -200,7 +189,7 @@ extension Server {
         guard let host = rooms[parts[1]] else { return .json(404, problem("unknown_room", "no room '\(parts[1])'")) }
         switch parts.count {
         case 2:
-            if exchange.method == .delete { return deleteRoom(host) }
+            if exchange.method == .delete { return deleteRoom(host.room.id) }
             guard exchange.method == .get else { return methodNotAllowed("GET, DELETE") }
             return .json(200, OutboundEncoder.welcome(host.room.snapshot))
         case 3 where parts[2] == "history" || parts[2] == "history.csv":
@@ -212,33 +201,16 @@ extension Server {
             return timelineRoute(exchange, host, parts) ?? .json(404, problem("not_found", "no such API endpoint"))
         case 4 where parts[2] == "controls":
             guard exchange.method == .put else { return methodNotAllowed("PUT") }
-            if let cluster { return clusterPut(host, control: parts[3], exchange: exchange, cluster: cluster) }
-            return put(host, control: parts[3], body: exchange.body)
+            return put(host, control: parts[3], exchange: exchange)
         default:
             return .json(404, problem("not_found", "no such API endpoint"))
         }
     }
 
-    /// Applies `message` as client `api` (a write over HTTP: a `PUT`, a preset's
-    /// recall, a restore) and writes its commits before returning, because the
-    /// answer promises a committed value. `refused`: the answer to a reject.
-    func commitAsAPI(_ message: ClientMessage, in host: RoomHost) -> (effects: [Effect], refused: HTTPAnswer?) {
-        let now = MonotonicClock.now()
-        let effects = host.room.apply(message, from: ClientID("api"), at: now)
-        let logged = unwritten.count
-        dispatch(effects, in: host, arrival: now)
-        if let name = apiWriterName(apiCaller) { // the history names the token, as it names a WebSocket member
-            for i in logged..<unwritten.count where unwritten[i].client == "api" { unwritten[i].name = name }
-        }
-        writeCommits()
-        if let unstored = unstoredAnswer() { return (effects, unstored) } // Server+Durability.swift: nothing was stored
-        return (effects, effects.rejects.first.map(HTTPAnswer.reject))
-    }
-
     /// `PUT /api/rooms/{room}/controls/{control}`: the rules of `set`, committed like any client's.
-    private func put(_ host: RoomHost, control: String, body: [UInt8]) -> HTTPAnswer {
+    private func put(_ host: RoomHost, control: String, exchange: HTTPExchange) -> HTTPAnswer {
         let message: ClientMessage
-        switch MessageDecoder.decodeSetBody(body, control: control, seq: 1) {
+        switch MessageDecoder.decodeSetBody(exchange.body, control: control, seq: 1) {
         case let .message(decoded):
             metrics.messagesIn["set", default: 0] += 1
             message = decoded
@@ -248,27 +220,12 @@ extension Server {
         case .auth, .preset, .restore:
             return .json(400, problem("bad_message", "expected a value")) // a set body never decodes to these
         }
-        if let refused = commitAsAPI(message, in: host).refused { return refused }
-        return putAnswer(host, control: control)
-    }
-
-    /// The 200 of a `PUT`: the control's committed state and revision.
-    func putAnswer(_ host: RoomHost, control: String) -> HTTPAnswer {
-        guard let index = host.room.schema.index(of: control) else { return .json(404, problem("unknown_control", control)) }
-        var out = JSONWriter()
-        out.append(raw: "{\"control\":")
-        out.append(string: control)
-        out.append(raw: ",\"state\":")
-        out.append(state: host.room.committed[index])
-        out.append(raw: ",\"rev\":")
-        out.append(int: host.room.revisions[index])
-        out.append(raw: "}")
-        return .json(200, out.bytes)
+        return service.write(.set(control: control, message: message, body: exchange.body), in: host, exchange: exchange)
     }
 
     /// `GET /api/rooms/{room}/history?since=REV&limit=N` (JSON) and `history.csv`: the commit log, oldest first.
     func history(_ room: String, csv: Bool, query: [String: String]) -> HTTPAnswer {
-        guard storage != nil || cluster != nil else {
+        guard let source = service.timelineSource else {
             return .json(501, problem("not_implemented", "this server keeps state in memory (--data :memory:): there is no history"))
         }
         guard let since = Int(query["since"] ?? "0"), since >= 0 else {
@@ -279,11 +236,7 @@ extension Server {
         }
         let commits: [StoredCommit]
         do {
-            if let cluster {
-                commits = try cluster.store.history(room: room, since: since, limit: limit)
-            } else {
-                commits = try storage!.history(room: room, since: since, limit: limit)
-            }
+            commits = try source.history(room: room, since: since, limit: limit)
         } catch {
             log.error("\(error)")
             return .json(500, problem("storage", "the history could not be read"))
@@ -324,7 +277,7 @@ extension Server {
     }
 
     func problem(_ code: String, _ message: String) -> [UInt8] {
-        JSON.object([JSONMember("code", .string(code)), JSONMember("message", .string(message))]).bytes
+        problemBody(code, message)
     }
 }
 

@@ -3,8 +3,6 @@ extension Server {
     /// Why this server is not healthy, or `nil`.
     func healthProblem() -> String? {
         if stopping != nil { return "shutting down" }
-        if let problem = clusterHealthProblem() { return problem } // Server+ClusterHealth.swift
-        if let problem = storageHealthProblem() { return problem } // Server+Durability.swift
-        return nil
+        return service.healthProblem()
     }
 }

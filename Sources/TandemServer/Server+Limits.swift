@@ -203,20 +203,8 @@ extension Server {
         }
     }
 
-    /// Writes `line` at `level` unless lines of `kind` are being rate limited (LogThrottle).
+    /// Writes `line` at `level` unless lines of `kind` are being rate limited (Rooms/LogLines.swift).
     func throttled(_ kind: String, _ level: LogLevel, _ line: @autoclosure () -> String) {
-        guard level <= log.level else { return }
-        switch logThrottle.admit(kind, at: MonotonicClock.now()) {
-        case .suppress:
-            metrics.transport.logLinesSuppressed += 1
-        case let .write(suppressed):
-            let text = line() + (suppressed > 0 ? " (\(suppressed) more like it left out)" : "")
-            switch level {
-            case .error: log.error(text)
-            case .warn: log.warn(text)
-            case .info: log.info(text)
-            case .debug: log.debug(text)
-            }
-        }
+        lines.throttled(kind, level, line)
     }
 }

@@ -10,12 +10,6 @@ extension Server {
     /// `reject-limits`, `reject-unknown-room`), at most
     /// `LogThrottle.connectionBurst` of a kind per interval.
     func connectionLine(_ kind: String, _ line: @autoclosure () -> String) {
-        guard LogLevel.info <= log.level else { return }
-        switch logThrottle.admit(kind, burst: LogThrottle.connectionBurst, at: MonotonicClock.now()) {
-        case .suppress:
-            metrics.transport.logLinesSuppressed += 1
-        case let .write(suppressed):
-            log.info(line() + (suppressed > 0 ? " (\(suppressed) more like it left out)" : ""))
-        }
+        lines.connectionLine(kind, line)
     }
 }

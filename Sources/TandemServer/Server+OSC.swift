@@ -37,7 +37,8 @@ extension Server {
         osc = bridge
     }
 
-    /// The start lines, and every room's dump (in a cluster, the owner sends a room's dump when it takes the room).
+    /// The start lines (local rooms send every room's dump as they start;
+    /// replicated rooms, the owner when it takes the room).
     func announceOSC() {
         guard let osc else { return }
         if let listening = osc.listening {
@@ -46,8 +47,6 @@ extension Server {
         for target in osc.targetNames {
             log.always("osc sending to \(target)\(osc.settings.previews ? " (commits and previews)" : " (commits)")")
         }
-        guard cluster == nil else { return }
-        for id in rooms.order { if let host = rooms[id] { sendDump(host) } }
     }
 
     // MARK: out
@@ -92,7 +91,7 @@ extension Server {
 
     /// After each turn: the turn's commits go out once storage has them.
     func flushOSC() {
-        guard let osc, !osc.unsent.isEmpty, unwritten.isEmpty else { return }
+        guard let osc, !osc.unsent.isEmpty, !service.commitsPending else { return }
         let batch = osc.unsent
         osc.unsent.removeAll(keepingCapacity: true)
         for commit in batch {
@@ -197,40 +196,8 @@ extension Server {
             osc.setName(name, of: source, in: id)
         case let .success(.operation(operation)):
             let name = osc.name(of: source, in: id)
-            if let cluster {
-                clusterOSCWrite(operation, name: name, host: host, osc, cluster: cluster, from: source, at: now)
-            } else {
-                oscWrite(operation, name: name, host: host, osc, from: source, at: now)
-            }
+            service.oscWrite(operation, name: name, host: host, osc, from: source, at: now)
         }
-    }
-
-    /// A write from an OSC sender, applied by the room from the writer of its name.
-    private func oscWrite(_ operation: Operation, name: String, host: RoomHost, _ osc: OSCBridge, from source: SocketAddress, at now: Moment) {
-        let id = host.room.id
-        var writer: OSCBridge.Writer
-        if let known = osc.writers[id]?[name], host.room.contains(known.client) {
-            writer = known
-        } else {
-            guard oscHasRoom(for: name, in: id, osc, from: source) else { return }
-            writer = OSCBridge.Writer(client: osc.newClient(named: name, prefix: ""), name: name, lastWrite: now)
-            let (_, effects) = host.room.join(writer.client, name: name, role: .editor, at: now)
-            throttled("osc-writer", .info, "osc: \(source) writes in room \(id) as \(writer.client) '\(name)'")
-            dispatch(effects, in: host, arrival: now)
-        }
-        writer.seq += 1
-        writer.lastWrite = now
-        osc.writers[id, default: [:]][name] = writer
-        metrics.messagesIn[operation.kindName, default: 0] += 1
-        let effects = host.room.apply(ClientMessage(seq: writer.seq, operation), from: writer.client, at: now)
-        if let reject = effects.rejects.first(where: { $0.to == writer.client }) {
-            oscDrop(reject.code.rawValue, reject.message, from: source)
-        } else {
-            osc.metrics.applied += 1
-        }
-        dispatch(effects, in: host, arrival: now)
-        // A writer takes no frames: its place in the room's log moves on with the room.
-        _ = host.room.nextFrame(for: writer.client)
     }
 
     /// Whether a writer named `name` may join `id`: `false` (dropped, counted)
@@ -256,9 +223,6 @@ extension Server {
     }
 
     /// Whether `client` is one of the OSC writers in `host`'s room.
-    func isOSCWriter(_ client: ClientID, in host: RoomHost) -> Bool {
-        osc?.writers[host.room.id]?.values.contains { $0.client == client } ?? false
-    }
 
     // MARK: housekeeping
 
@@ -271,33 +235,18 @@ extension Server {
                 continue
             }
             for (name, writer) in byName {
-                // (A standalone room that was replaced lost its writers with its members.)
-                if now.seconds(since: writer.lastWrite) >= osc.settings.writerIdle || (cluster == nil && !host.room.contains(writer.client)) {
+                if now.seconds(since: writer.lastWrite) >= osc.settings.writerIdle || !service.oscWriterStays(writer, host: host) {
                     osc.writers[id]?[name] = nil
-                    oscLeave(writer, host: host, at: now)
-                } else if cluster == nil {
-                    _ = host.room.nextFrame(for: writer.client)
+                    service.oscLeave(writer, host: host, at: now)
                 }
             }
             if osc.writers[id]?.isEmpty ?? false { osc.writers[id] = nil }
         }
     }
 
-    private func oscLeave(_ writer: OSCBridge.Writer, host: RoomHost, at now: Moment) {
-        if let cluster {
-            guard writer.registered else { return }
-            relay(.leave(client: writer.client), cluster.replica(host.room.id), host: host, cluster: cluster, at: now)
-        } else {
-            dispatch(host.room.leave(writer.client, at: now), in: host, arrival: now)
-        }
-    }
-
-    /// A room was created, replaced or deleted: its writers are gone with it;
-    /// a room that still exists sends its dump (its schema may have changed).
+    /// A room was created, replaced or deleted: its writers are gone with it.
     func oscRoomChanged(_ id: String) {
-        guard let osc else { return }
-        osc.forget(room: id)
-        if cluster == nil, let host = rooms[id] { sendDump(host) }
+        osc?.forget(room: id)
     }
 }
 

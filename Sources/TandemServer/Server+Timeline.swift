@@ -40,12 +40,12 @@ extension Server {
 
     /// Where the timeline is read: Redis in a cluster, else the SQLite file (none with `--data :memory:`).
     var timelineSource: TimelineSource? {
-        cluster.map { $0.store as TimelineSource } ?? storage
+        service.timelineSource
     }
 
     private func timelineSummary(_ host: RoomHost) -> HTTPAnswer {
         guard let source = timelineSource else { return noHistory() }
-        writeCommits() // the log shows every revision the room has made
+        service.writeCommits() // the log shows every revision the room has made
         let summary: TimelineSummary
         do {
             summary = try source.readTimeline(room: host.room.id, marks: Self.timelineMarks)
@@ -81,9 +81,9 @@ extension Server {
             return .json(400, problem("bad_value", "the revision must be a whole number ≥ 0, not '\(text.prefix(40))'"))
         }
         let moment: TimelineMoment
-        switch read(host, revision, source) {
+        switch service.read(host, revision, source) {
         case let .success(found): moment = found
-        case let .failure(refusal): return refusal.answer(self)
+        case let .failure(refusal): return refusal.answer
         }
         var out = JSONWriter()
         out.append(raw: "{\"rev\":")
@@ -104,38 +104,21 @@ extension Server {
         return .json(200, out.bytes)
     }
 
-    /// The room at `revision`, after writing the commits still waiting (so
-    /// the log holds every revision the room has made).
-    private func read(_ host: RoomHost, _ revision: Int, _ source: TimelineSource) -> Result<TimelineMoment, TimelineRefusal> {
-        writeCommits()
-        do {
-            let found = try source.readMoment(room: host.room.id, at: revision)
-            var rows = 0
-            if case let .found(moment) = found { rows = moment.logRowsRead }
-            metrics.timeline.note(.moment, rows: rows)
-            switch found {
-            case let .found(moment):
-                return .success(moment)
-            case let .unknown(last):
-                return .failure(TimelineRefusal(status: 400, code: .badValue,
-                                                message: "room '\(host.room.id)' has no revision \(revision): its timeline ends at \(last)"))
-            case let .pruned(first):
-                return .failure(TimelineRefusal(status: 410, code: .badValue,
-                                                message: "revision \(revision) was pruned from the log: the timeline starts at \(first)"))
-            }
-        } catch {
-            log.error("\(error)")
-            return .failure(TimelineRefusal(status: 500, code: nil, message: "the timeline could not be read"))
-        }
+    // MARK: restoring
+
+    private func noHistory() -> HTTPAnswer {
+        .json(501, problem("not_implemented", "this server keeps state in memory (--data :memory:): there is no timeline"))
     }
 
-    // MARK: restoring
+    private func timelineMethodNotAllowed(_ allowed: String) -> HTTPAnswer {
+        .body(status: 405, contentType: "application/json", bytes: problem("method_not_allowed", "use \(allowed)"), headers: [("Allow", allowed)])
+    }
 
     /// `POST /api/rooms/{room}/restore` `{"rev": R}`: committed as the API's
     /// client; answers the revision restored, the room's revision after it,
     /// and how many controls changed (0: the room already was so; no revision).
-    private func restore(_ host: RoomHost, body: [UInt8], exchange: HTTPExchange) -> HTTPAnswer {
-        guard let source = timelineSource else { return noHistory() }
+    func restore(_ host: RoomHost, body: [UInt8], exchange: HTTPExchange) -> HTTPAnswer {
+        guard service.timelineSource != nil else { return noHistory() }
         let revision: Int
         switch MessageDecoder.decodeRestoreBody(body, seq: 1) {
         case let .restore(_, rev): revision = rev
@@ -146,77 +129,6 @@ extension Server {
             return .json(400, problem("bad_message", "expected {\"rev\": R}"))
         }
         metrics.messagesIn["restore", default: 0] += 1
-        if let cluster {
-            let message = JSON.object([JSONMember("type", .string("restore")), JSONMember("seq", .number(1)),
-                                       JSONMember("rev", .number(Double(revision)))])
-            return clusterAPIWrite(message, in: host, kind: .restore(revision), cluster: cluster, exchange: exchange)
-        }
-        let batch: Batch
-        switch read(host, revision, source) {
-        case let .success(moment): batch = restoreBatch(moment, in: host)
-        case let .failure(refusal):
-            if let code = refusal.code { metrics.rejects[code, default: 0] += 1 }
-            return refusal.answer(self)
-        }
-        let before = host.room.revision
-        let (effects, refused) = commitAsAPI(ClientMessage(seq: 1, .batch(batch)), in: host)
-        if let refused { return refused }
-        if let unstored = unstoredAnswer() { return unstored } // the disk did not take it (Server+Durability.swift)
-        let changed = effects.reduce(0) { n, effect in if case .commit = effect { n + 1 } else { n } }
-        return .json(200, JSON.object([
-            JSONMember("restored", .number(Double(revision))),
-            JSONMember("rev", .number(Double(host.room.revision))),
-            JSONMember("changed", .number(Double(host.room.revision == before ? 0 : changed))),
-        ]).bytes)
-    }
-
-    /// `{"type":"restore","seq":n,"rev":R}` from a member: checked for order,
-    /// rate (`Room.restoreCost` messages' worth) and role first
-    /// (`Room.admitWrite`), so a refused restore costs no
-    /// read; then the past state is read and the batch applied through the
-    /// room like any message (`applyAdmitted`: holds, `busy`). When R cannot
-    /// be read the admitted message is refused `bad_value`.
-    func restore(_ client: ClientID, in host: RoomHost, seq: Int, revision: Int, at now: Moment) -> [Effect] {
-        let (admitted, gated) = host.room.admitWrite(client, seq: seq, cost: Room.restoreCost, at: now)
-        guard admitted else { return gated }
-        guard let source = timelineSource else {
-            return gated + host.room.refuse(client, seq: seq, code: .badValue,
-                                            message: "this server keeps state in memory (--data :memory:): there is no history to restore")
-        }
-        switch read(host, revision, source) {
-        case let .success(moment):
-            return gated + host.room.applyAdmitted(ClientMessage(seq: seq, .batch(restoreBatch(moment, in: host))), from: client, at: now)
-        case let .failure(refusal):
-            return gated + host.room.refuse(client, seq: seq, code: .badValue, message: refusal.message)
-        }
-    }
-
-    /// The batch that brings the room back to `moment`: every control's state
-    /// then, fitted to the schema now (the room leaves out gauges and any
-    /// control that takes no batches).
-    private func restoreBatch(_ moment: TimelineMoment, in host: RoomHost) -> Batch {
-        var states: [String: ControlState] = [:]
-        for control in moment.controls(in: host.room.schema) { states[control.id] = control.state }
-        return Batch(origin: "restore \(moment.revision)", states: states)
-    }
-
-    private func noHistory() -> HTTPAnswer {
-        .json(501, problem("not_implemented", "this server keeps state in memory (--data :memory:): there is no timeline"))
-    }
-
-    private func timelineMethodNotAllowed(_ allowed: String) -> HTTPAnswer {
-        .body(status: 405, contentType: "application/json", bytes: problem("method_not_allowed", "use \(allowed)"), headers: [("Allow", allowed)])
-    }
-}
-
-/// Why a revision cannot be read: the HTTP status, and the reject code a WebSocket gets.
-struct TimelineRefusal: Error {
-    var status: Int
-    /// `nil` for a storage failure (500).
-    var code: RejectCode?
-    var message: String
-
-    func answer(_ server: Server) -> HTTPAnswer {
-        .json(status, server.problem(status == 500 ? "storage" : code?.rawValue ?? "bad_value", message))
+        return service.write(.restore(revision), in: host, exchange: exchange)
     }
 }

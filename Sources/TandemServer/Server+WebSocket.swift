@@ -53,36 +53,7 @@ extension Server {
         }
         // The token's name wins over ?name=: the operator said who this is.
         let name = connection.claims?.name ?? queryArgument(wsi, "name") ?? ""
-        if let cluster {
-            clusterJoin(connection, host: host, name: name, role: role, since: queryArgument(wsi, "since"), cluster: cluster, at: now)
-            return
-        }
-        let (welcome, effects) = host.room.join(connection.client, name: name, role: role, at: now)
-        connection.host = host
-        connection.offeredMark = host.offered
-        host.members[connection.client] = connection
-        connection.welcome = encodeWelcome(welcome, since: queryArgument(wsi, "since"))
-        connection.presets = presetsFrame(roomID)
-        connectionLine("open", "open \(connection.client) room=\(roomID) name=\(welcome.peers.last?.name ?? "")")
-        arm(connection, at: now)
-        dispatch(effects, in: host, arrival: now)
-    }
-
-    /// The welcome, or with `?since=REV` (a whole number from 0 to the room
-    /// revision, and no schema change of the room since REV) only the controls
-    /// committed after REV (every control for 0), plus `"since":REV`.
-    /// Anything else: the full welcome without `since`.
-    func encodeWelcome(_ welcome: Welcome, since text: String?) -> [UInt8] {
-        guard let text, !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              let since = Int(text), since <= welcome.revision,
-              rooms.schemaChangedAt[welcome.room].map({ since > $0 }) ?? true
-        else { return OutboundEncoder.welcome(welcome) }
-        var partial = welcome
-        if since > 0 { partial.controls.removeAll { $0.revision <= since } }
-        var bytes = OutboundEncoder.welcome(partial)
-        bytes.removeLast() // the closing brace
-        bytes.append(contentsOf: Array(",\"since\":\(since)}".utf8))
-        return bytes
+        service.join(connection, to: host, name: name, role: role, since: queryArgument(wsi, "since"), at: now)
     }
 
     func received(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) -> Int32 {
@@ -103,30 +74,7 @@ extension Server {
         guard String(validating: message, as: UTF8.self) != nil else {
             return refuseAndClose(connection, code: 1007, reason: "text frames must be UTF-8")
         }
-        let now = MonotonicClock.now()
-        if let cluster {
-            clusterReceived(connection, message, host: host, cluster: cluster, at: now)
-            return 0
-        }
-        let effects: [Effect]
-        switch MessageDecoder.decode(message) {
-        case let .message(decoded):
-            metrics.messagesIn[decoded.operation.kindName, default: 0] += 1
-            effects = host.room.apply(decoded, from: connection.client, at: now)
-        case let .refused(seq, code, text):
-            metrics.messagesIn["invalid", default: 0] += 1
-            effects = host.room.refuse(connection.client, seq: seq, code: code, message: text)
-        case let .auth(seq, token):
-            metrics.messagesIn["auth", default: 0] += 1
-            effects = refreshToken(connection, in: host, seq: seq, token: token, at: now)
-        case let .preset(seq, request):
-            metrics.messagesIn["preset", default: 0] += 1
-            effects = presetMessage(connection, in: host, seq: seq, request, at: now)
-        case let .restore(seq, revision):
-            metrics.messagesIn["restore", default: 0] += 1
-            effects = restore(connection.client, in: host, seq: seq, revision: revision, at: now)
-        }
-        dispatch(effects, in: host, arrival: now)
+        service.receive(message, from: connection, in: host, at: MonotonicClock.now())
         return 0
     }
 
@@ -218,7 +166,7 @@ extension Server {
     private func send(_ bytes: [UInt8], to connection: Connection, batched: Bool = false) {
         if batched {
             bytes.withUnsafeBufferPointer { tandem_batch_text(connection.wsi, connection.fd, $0.baseAddress, $0.count, nil, 0, nil, 0) }
-        } else if directWrites {
+        } else if sends.direct {
             let sent = bytes.withUnsafeBufferPointer { tandem_send_text(connection.wsi, connection.fd, $0.baseAddress, $0.count, nil, 0, nil, 0) }
             if sent != 1 { connection.lwsMayHold = true }
         } else {
@@ -235,13 +183,7 @@ extension Server {
         metrics.closes[code, default: 0] += 1
         connectionLine("close", "close \(connection.client) code=\(code)\(connection.closing.map { " reason=\($0.reason)" } ?? "")")
         guard let host = connection.host else { return }
-        let now = MonotonicClock.now()
-        if let cluster {
-            clusterLeft(connection, host: host, cluster: cluster, at: now)
-            return
-        }
-        host.members[connection.client] = nil
-        dispatch(host.room.leave(connection.client, at: now), in: host, arrival: now)
+        service.leave(connection, from: host, at: MonotonicClock.now())
     }
 
     /// Caps what the kernel may queue unsent for this socket.
@@ -294,79 +236,6 @@ extension Server {
         connection.armedSince = now
         lws_callback_on_writable(connection.wsi)
     }
-
-    /// Acts on a room's effects, counts and logs: an ack or a reject wakes its
-    /// one recipient at once; what everyone should see goes out by the room's
-    /// fan-out rounds (`broadcast(in:at:)`).
-    func dispatch(_ effects: [Effect], in host: RoomHost, arrival: Moment) {
-        var everyone = false
-        var offered = 0
-        for effect in effects {
-            switch effect {
-            case let .commit(commit):
-                everyone = true
-                offered += 1
-                host.noteCommit(revision: commit.revision, arrival: arrival)
-                if storage != nil {
-                    let name = host.room.peer(commit.by)?.name ?? commit.by.rawValue
-                    unwritten.append(StoredCommit(room: host.room.id, commit, name: name, time: WallClock.milliseconds()))
-                    host.room.withholdFrames()
-                    withheld.insert(host.room.id)
-                }
-                log.debug("commit \(commit.control) rev=\(commit.revision) by=\(commit.by)")
-                oscCommit(commit, in: host)
-            case let .gesture(entry):
-                everyone = true
-                offered += 1
-                oscPreview(entry, in: host, at: arrival)
-            case .joined, .left:
-                everyone = true
-            case let .reject(reject):
-                metrics.rejects[reject.code, default: 0] += 1
-                if let connection = host.members[reject.to] {
-                    logReject(reject)
-                    arm(connection, at: arrival)
-                    if reject.code == .rateLimited { noteRateLimited(connection, at: arrival) }
-                } else if !isOSCWriter(reject.to, in: host) {
-                    logReject(reject) // an OSC writer's refusals are logged as its drops
-                }
-            case let .ack(client, _):
-                if let connection = host.members[client] { arm(connection, at: arrival) }
-            }
-        }
-        guard everyone else { return }
-        host.offered += offered
-        broadcast(in: host, at: arrival)
-    }
-
-    /// Logs a reject through the log's rate limit, by code: a flooding client
-    /// earns thousands a second, of `rate_limited` or of any other code
-    /// (`tandem_rejects_total{code}` counts every one).
-    func logReject(_ reject: Reject) {
-        let kind = reject.code == .rateLimited ? "reject-rate-limited" : "reject-\(reject.code.rawValue)"
-        throttled(kind, .info, "reject \(reject.to) seq=\(reject.seq) code=\(reject.code.rawValue)\(reject.holder.map { " holder=\($0)" } ?? "")")
-    }
-
-    /// A client that keeps flooding past the rate limit for a whole second is
-    /// closed with 1008: a flood is a run of rate_limited rejects with no
-    /// pause of `floodPause` between two of them, and it is the run's length
-    /// that counts, not the number of rejects (a fast client piles up the
-    /// burst's worth of rejects in a few milliseconds).
-    func noteRateLimited(_ connection: Connection, at now: Moment) {
-        if let last = connection.lastRateLimited, now.seconds(since: last) < Self.floodPause, let start = connection.floodStart {
-            if now.seconds(since: start) >= 1 {
-                throttled("flood-close", .warn, "closing \(connection.client) with 1008: flooding past the rate limit for a whole second")
-                close(connection, code: 1008, reason: "rate limit exceeded")
-            }
-        } else {
-            connection.floodStart = now
-        }
-        connection.lastRateLimited = now
-    }
-
-    /// A pause in rate_limited rejects this long ends a flood: a client past the
-    /// limit gets them back to back, one within the 3.3 ms a token takes to refill.
-    static let floodPause = 0.25
 
     func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {
         var bytes = Array(reason.utf8.prefix(120))

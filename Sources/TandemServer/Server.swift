@@ -5,7 +5,6 @@ import CLibWebSockets
 import CTandemShim
 import TandemAuth
 import TandemCore
-import TandemRedis
 import TandemStorage
 import TandemWire
 
@@ -35,30 +34,12 @@ public final class Server {
     var exchanges: [UInt64: HTTPExchange] = [:]
     /// Keeps floods (refused requests and tokens, timeouts, lws' complaints) from
     /// flooding the log: every rate-limited line goes through `throttled` (Server+Limits.swift).
-    var logThrottle = LogThrottle()
-    /// The SQLite file, unless `--data :memory:` or cluster mode.
-    let storage: Storage?
-    /// This node's part in a cluster (`--redis`, Cluster/), else `nil`.
-    var cluster: Cluster?
-    /// This turn's commits, written in one transaction after the turn.
-    var unwritten: [StoredCommit] = []
-    /// Rooms whose frames wait for that transaction.
-    var withheld: Set<String> = []
-    /// Whether the file takes writes, and what failed when it does not (Server+Durability.swift).
-    let storageWatch = StorageWatch()
-    /// The revisions of rooms deleted since start, so that a room created again
-    /// under the same id never reuses a revision (storage keeps them across restarts).
-    var retiredRevisions: [String: Int] = [:]
-    /// Each room's presets, by room id, loaded on first use (Server+Presets.swift).
-    var presetBooks: [String: PresetBook] = [:]
-    /// When each room's list was last sent, the lists waiting, the reads under way (PresetFeed.swift).
-    var presetFeed = PresetFeed()
-    /// History retention between its passes (`--history-keep`, Server+Retention.swift).
-    lazy var retention = RetentionPass(watch: storageWatch)
+    let lines: LogLines
+    /// The rooms behind their seam: local (memory or SQLite) or replicated
+    /// (Redis), chosen once in `init` (Rooms/RoomService.swift).
+    let service: any RoomService
     /// The rate budget of costly HTTP requests (HTTPBudget.swift).
     lazy var httpBudget = HTTPBudget(perSecond: config.limits.httpRate, burst: 2 * config.limits.httpRate)
-    /// The API request being routed, while it is (who an HTTP write is in the history).
-    var apiCaller: HTTPExchange?
     private var nextSession: UInt64 = 1
     private var nextClient = 1
     private(set) var context: OpaquePointer?
@@ -69,27 +50,16 @@ public final class Server {
     var tlsOptions: TLSOptions?
     private var timer: UnsafeMutablePointer<tandem_timer>
     private var timerDue = Moment.zero
-    /// Wakes the loop for the earliest scheduled room flush (Server+FanOut.swift).
-    let flushTimer: UnsafeMutablePointer<tandem_timer>
-    /// When the flush timer fires, if it is scheduled.
-    var flushTimerDue: Moment?
-    /// Rooms with a flush scheduled (`RoomHost.flushDue`).
-    var pendingFlushes: [RoomHost] = []
+    /// The rooms waiting for a flush and the timer that wakes the loop for the earliest (Server+FanOut.swift).
+    var flushes: FlushSchedule
     /// A reusable write buffer with LWS_PRE bytes of headroom.
-    private var scratch: UnsafeMutableRawPointer
-    private var scratchCapacity: Int
+    private var scratch = ScratchBuffer(capacity: 64 * 1024)
     /// The libuv loop, when `--event-loop uv`; lws runs inside it.
     private var uvLoop: UnsafeMutableRawPointer?
     private var foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
     let pre = tandem_lws_pre()
-    /// Whether frames go straight to the socket (`tandem_send_text`): on
-    /// plain TCP. Under TLS every byte goes through lws and OpenSSL.
-    let directWrites: Bool
-    /// Whether fan-out rounds send in io_uring batches (`--sends io_uring`
-    /// where the kernel allows it; tandem_batch.h).
-    let batching: Bool
-    /// Why io_uring could not be used, when it was asked for.
-    private let batchProblem: String?
+    /// How frames leave: straight to the socket, in io_uring batches, or through lws under TLS (SendPath.swift).
+    let sends: SendPath
     /// When shutdown began.
     private(set) var stopping: Moment?
     /// The OSC bridge (`--osc-send`, `--osc-listen`; Server+OSC.swift), if any.
@@ -111,24 +81,14 @@ public final class Server {
     /// per connection is allocated for it.
     static let sendLimit = 64 * 1024
 
-    /// Seconds between two presence refreshes of a room (`Room.refreshPresence`).
-    static let presenceRefresh = 2.0
-
     /// Creates the lws context and starts listening. `rooms` are the built-in
     /// rooms (the demo); those of `config.roomsDir` follow them, a file with a
     /// built-in room's id replacing it in place.
     public init(config: ServerConfig, rooms schemas: [RoomSchema]) throws(ServerError) {
         self.config = config
-        directWrites = config.tls == nil
-        if directWrites && config.sends == .ioUring {
-            let rc = tandem_batch_open()
-            batching = rc == 0
-            batchProblem = rc == 0 ? nil : String(cString: strerror(-rc))
-        } else {
-            batching = false
-            batchProblem = nil
-        }
+        sends = SendPath(tls: config.tls != nil, sends: config.sends)
         log = Log(level: config.logLevel)
+        lines = LogLines(log: log, metrics: metrics)
         authGate = config.access.authEnabled ? AuthGate(settings: config.access) : nil
         sockets = Self.makeSocketTable(config)
         let configured = try config.roomsDir.map { dir throws(ServerError) in try RoomFiles.load(directory: dir) } ?? []
@@ -139,41 +99,11 @@ public final class Server {
             configured.first { $0.id == schema.id }.map { ($0, true) } ?? (schema, false)
         }
         for schema in configured where !builtIn.contains(schema.id) { ordered.append((schema, true)) }
-        var clusterStore: (url: RedisURL, store: RedisRoomStore)?
-        if let settings = config.cluster {
-            storage = nil
-            let opened = try Self.openClusterStore(settings)
-            clusterStore = opened
-            for loaded in try Self.seedCluster(opened.store, url: opened.url, ordered, changed: &rooms.schemaChangedAt) {
-                let id = loaded.stored.schema.id
-                rooms[id] = Self.makeView(loaded, config: config)
-            }
-        } else { do {
-            if config.dataPath == ":memory:" {
-                storage = nil
-                for (schema, _) in ordered {
-                    rooms[schema.id] = Self.makeHost(Room(schema: schema), config: config)
-                }
-            } else {
-                let storage = try Storage(path: config.dataPath, durability: config.durability)
-                self.storage = storage
-                // Room files are saved on every start, so the stored schema follows the file;
-                // built-in rooms (the demo) only on first start. A stored room keeps its state.
-                for (schema, fromFile) in ordered {
-                    let before = try? storage.loadRoom(schema.id)
-                    guard fromFile || before == nil else { continue }
-                    if let before, before.schema != schema { rooms.schemaChangedAt[schema.id] = before.revision }
-                    try storage.saveRoom(schema)
-                }
-                let stored = try storage.loadRooms()
-                for id in ordered.map(\.schema.id) + stored.map(\.schema.id) where rooms[id] == nil {
-                    guard let room = stored.first(where: { $0.schema.id == id }) else { continue }
-                    rooms[id] = Self.makeHost(Room(room), config: config)
-                }
-            }
-        } catch {
-            throw ServerError(description: error.description)
-        } }
+        if config.eventLoop == .uv {
+            guard let loop = tandem_uv_loop_create() else { throw ServerError(description: "cannot create a libuv loop") }
+            uvLoop = loop
+        }
+        service = try RoomServices.make(config: config, ordered: ordered, lines: lines, metrics: metrics, rooms: rooms, loop: uvLoop)
         protocolName = strdup("tandem.v1")
         protocols = .allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
@@ -186,10 +116,9 @@ public final class Server {
         protocols[0].tx_packet_size = Self.sendLimit
         timer = .allocate(capacity: 1)
         timer.initialize(to: tandem_timer())
-        flushTimer = .allocate(capacity: 1)
+        let flushTimer = UnsafeMutablePointer<tandem_timer>.allocate(capacity: 1)
         flushTimer.initialize(to: tandem_timer())
-        scratchCapacity = 64 * 1024
-        scratch = .allocate(byteCount: scratchCapacity, alignment: 16)
+        flushes = FlushSchedule(timer: flushTimer)
 
         routeLwsLog()
         var info = lws_context_creation_info()
@@ -206,18 +135,11 @@ public final class Server {
         try Self.checkAddress(config.host)
         var options: UInt64 = 0
         if !config.host.contains(":") { options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6) }
-        if config.eventLoop == .uv {
+        if let uvLoop {
             options |= UInt64(LWS_SERVER_OPTION_LIBUV)
-            guard let loop = tandem_uv_loop_create() else { throw ServerError(description: "cannot create a libuv loop") }
-            uvLoop = loop
             foreignLoops = .allocate(capacity: 1)
-            foreignLoops?.initialize(to: loop)
+            foreignLoops?.initialize(to: uvLoop)
             info.foreign_loops = foreignLoops
-            if let settings = config.cluster, let clusterStore {
-                cluster = Cluster(settings: settings, url: clusterStore.url, store: clusterStore.store, loop: loop)
-            }
-        } else if config.cluster != nil {
-            throw ServerError(description: "--redis needs --event-loop uv (the cluster's Redis connections run on the libuv loop)")
         }
         info.options = options
         try applyTLS(to: &info)
@@ -238,10 +160,13 @@ public final class Server {
         timer.pointee.fire = { Server.owning($0)?.housekeeping() }
         timerDue = MonotonicClock.now().adding(seconds: Double(Self.tick) / 1e6)
         tandem_timer_schedule(timer, Self.tick)
-        flushTimer.pointee.context = context
-        flushTimer.pointee.fire = { Server.owning($0)?.flushTimerFired() }
+        flushes.timer.pointee.context = context
+        flushes.timer.pointee.fire = { Server.owning($0)?.flushTimerFired() }
         tandem_signals_install(context)
+        service.delivery = self
+        service.observer = self
         try startOSC(vhost: vhost)
+        service.osc = osc
     }
 
     /// lws keeps waiting for an address that is not on this machine (for interfaces
@@ -285,43 +210,33 @@ public final class Server {
         free(protocolName)
         free(hostName)
         timer.deallocate()
-        flushTimer.deallocate()
-        scratch.deallocate()
+        flushes.timer.deallocate()
+        scratch.free()
     }
 
     /// The start line: where to connect, what is served, and the security mode.
     public var startLine: String {
-        "tandem listening on \(config.httpScheme)://\(config.host):\(port) rooms=\(rooms.order.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) sends=\(sendsName) \(cluster.map { "cluster=\($0.node) redis=\($0.url)" } ?? "data=\(config.dataPath)")\(storage == nil ? "" : " durability=\(config.durability.rawValue)") web=\(config.webRoot)"
+        "tandem listening on \(config.httpScheme)://\(config.host):\(port) rooms=\(rooms.order.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) sends=\(sendsName) \(service.startDescription) web=\(config.webRoot)"
     }
 
     /// How frames leave: `io_uring` (round batches), `send`, or `tls` (through lws and OpenSSL).
-    var sendsName: String { directWrites ? (batching ? "io_uring" : "send") : "tls" }
+    var sendsName: String { sends.name }
 
     /// Serves until SIGINT or SIGTERM, then closes every client with 1001 and returns (within 5 s).
     public func run() {
-        if let cluster, let uvLoop {
-            // Connected before the start line: a node that says it listens is ready (/healthz 200).
-            startCluster(cluster)
-            let start = MonotonicClock.now()
-            while !cluster.up, MonotonicClock.now().seconds(since: start) < 3, tandem_uv_run_once(uvLoop) >= 0 {}
-            if !cluster.up { log.warn("redis: not connected yet after 3 s; serving anyway, /healthz says 503 until it is") }
-        }
+        service.start { [uvLoop, context] in (uvLoop.map { tandem_uv_run_once($0) } ?? lws_service(context, 0)) >= 0 }
         log.always(startLine)
         logAuthMode()
-        if let batchProblem {
-            log.warn("io_uring is not available (\(batchProblem)): frames go out with one send() each")
+        if let problem = sends.problem {
+            log.warn("io_uring is not available (\(problem)): frames go out with one send() each")
         }
         logOriginPolicy()
-        if cluster != nil, config.historyKeep != nil, config.historyKeep != ServerConfig.defaultHistoryKeep {
-            log.warn("--history-keep is not applied in cluster mode: Redis' commit log is kept whole (docs/scale-out.md, \"The timeline and history\")")
-        }
         log.info("limits: \(limitsLine)")
         announceOSC()
-        pruneHistory(at: MonotonicClock.now())
+        service.started()
         guard let context else { return }
         while (uvLoop.map { tandem_uv_run_once($0) } ?? lws_service(context, 0)) >= 0 {
-            clusterFlush()
-            writeCommits()
+            service.endOfTurn()
             flushOSC()
             flushDueRooms()
             if let stopping {
@@ -329,25 +244,20 @@ public final class Server {
             }
         }
         tandem_timer_cancel(timer)
-        tandem_timer_cancel(flushTimer)
-        writeCommits()
+        tandem_timer_cancel(flushes.timer)
+        service.endOfTurn()
         flushOSC()
         if let osc { tandem_timer_cancel(osc.timer) }
-        stopCluster()
+        service.stop()
         lws_context_destroy(context)
         self.context = nil
-        storage?.close()
+        service.finish()
         if let uvLoop {
             tandem_uv_loop_finish(uvLoop)
             self.uvLoop = nil
         }
         log.info("stopped")
     }
-
-    // MARK: storage
-
-    // writeCommits, the rollback of a turn that could not be written, and the
-    // storage's health: Server+Durability.swift.
 
     // MARK: housekeeping
 
@@ -357,20 +267,8 @@ public final class Server {
         metrics.loopLag.observe(max(0, now.seconds(since: timerDue)))
         timerDue = now.adding(seconds: Double(Self.tick) / 1e6)
         tandem_timer_schedule(timer, Self.tick)
-        clusterTick(at: now)
+        service.tick(at: now)
         oscHousekeeping(at: now)
-        flushPresetLists(at: now)
-        for host in rooms.values where host.room.mode == .standalone && (host.room.nextLapse.map({ $0 <= now }) ?? false) {
-            dispatch(host.room.expire(at: now), in: host, arrival: now)
-        }
-        // Quiet arrivals and departures (past --presence-limit) wake nobody:
-        // every 2 s at most, a room whose count moved tells its members.
-        for host in rooms.values
-        where host.room.mode == .standalone && host.room.present != host.presenceRefreshed.present && now.seconds(since: host.presenceRefreshed.at) >= Self.presenceRefresh {
-            host.presenceRefreshed = (host.room.present, now)
-            host.room.refreshPresence()
-            broadcast(in: host, at: now)
-        }
         for connection in connections.values {
             if let armed = connection.armedSince, connection.closing == nil, now.seconds(since: armed) >= config.slowTimeout {
                 throttled("slow-consumer", .warn, "slow consumer \(connection.client): unwritable for \(Int(config.slowTimeout)) s, closing with 4008")
@@ -381,8 +279,6 @@ public final class Server {
         }
         closeExpiredSessions(at: now)
         dropFailedConnections(at: now)
-        retentionTick(at: now)
-        storageTick(at: now)
         if tandem_signal_received() != 0 { beginShutdown() }
     }
 
@@ -405,7 +301,7 @@ public final class Server {
 
     func newClientID() -> ClientID {
         defer { nextClient += 1 }
-        return ClientID("\(cluster?.clientPrefix ?? "")c\(nextClient)")
+        return ClientID("\(service.clientPrefix)c\(nextClient)")
     }
 
     // MARK: writing
@@ -414,15 +310,12 @@ public final class Server {
     @discardableResult
     func write(_ wsi: OpaquePointer, _ bytes: [UInt8], http: Bool = false, final: Bool = true, binary: Bool = false) -> Bool {
         let needed = pre + bytes.count
-        if needed > scratchCapacity {
-            scratch.deallocate()
-            scratchCapacity = max(needed, scratchCapacity * 2)
-            scratch = .allocate(byteCount: scratchCapacity, alignment: 16)
-        }
+        scratch.reserve(needed)
+        let target = scratch.base
         bytes.withUnsafeBytes { src in
-            if let base = src.baseAddress { (scratch + pre).copyMemory(from: base, byteCount: src.count) }
+            if let base = src.baseAddress { (target + pre).copyMemory(from: base, byteCount: src.count) }
         }
-        let buffer = scratch.assumingMemoryBound(to: UInt8.self)
+        let buffer = target.assumingMemoryBound(to: UInt8.self)
         let written = http ? tandem_write_http(wsi, buffer, bytes.count, final ? 1 : 0) : tandem_write_frame(wsi, buffer, bytes.count, binary ? 1 : 0)
         return written >= bytes.count
     }

@@ -1,3 +1,4 @@
+import TandemRedisTestSupport
 @testable import TandemRedis
 import XCTest
 

@@ -1,3 +1,4 @@
+import TandemRedisTestSupport
 import TandemRedis
 import XCTest
 

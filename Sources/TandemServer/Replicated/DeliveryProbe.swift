@@ -42,15 +42,16 @@ final class DeliveryProbe {
     static func seconds(_ moment: Moment) -> Double { Double(moment.nanoseconds) / 1e9 }
 }
 
-extension Server {
+extension ReplicatedRooms {
     /// Starts what watches the cluster's Redis: the Sentinel monitor (with
     /// `--redis-sentinel`) and the delivery probe. From `startCluster`.
-    func startClusterWatch(_ cluster: Cluster) {
+    func startClusterWatch() {
         if let sentinel = cluster.sentinel {
             sentinel.onPrimary = { [weak self] old, new, how in
-                guard let self, let cluster = self.cluster else { return }
-                self.metrics.cluster.primary = new.description
-                self.metrics.cluster.failovers = sentinel.failovers
+                guard let self else { return }
+                let cluster = self.cluster
+                self.clusterMetrics.primary = new.description
+                self.clusterMetrics.failovers = sentinel.failovers
                 if old == nil {
                     self.log.info("redis: primary of \(sentinel.master) is \(new) (\(how))")
                 } else {
@@ -60,10 +61,10 @@ extension Server {
             }
             sentinel.onLookupFailed = { [weak self] detail in
                 self?.throttled("redis-sentinel-lookup", .warn, "redis: no Sentinel answered for \(sentinel.master): \(detail)")
-                self?.metrics.cluster.sentinelLookupFailures = sentinel.lookupFailures
+                self?.clusterMetrics.sentinelLookupFailures = sentinel.lookupFailures
             }
-            metrics.cluster.sentinelMaster = sentinel.master
-            metrics.cluster.primary = cluster.url.route?.primary?.description
+            clusterMetrics.sentinelMaster = sentinel.master
+            clusterMetrics.primary = cluster.url.route?.primary?.description
             if let primary = cluster.url.route?.primary {
                 log.info("redis: primary of \(sentinel.master) is \(primary) (the Sentinels' answer at start)")
             }
@@ -76,7 +77,7 @@ extension Server {
     }
 
     /// At shutdown (`stopCluster`).
-    func stopClusterWatch(_ cluster: Cluster) {
+    func stopClusterWatch() {
         cluster.probe.timer?.stop()
         cluster.probe.onTick = nil
         cluster.sentinel?.stop()
@@ -84,7 +85,6 @@ extension Server {
 
     /// Every second: a stall is noticed (and acted on), then the next probe goes out.
     func deliveryProbeTick() {
-        guard let cluster else { return }
         let probe = cluster.probe
         let now = MonotonicClock.now()
         let t = DeliveryProbe.seconds(now)
@@ -95,18 +95,18 @@ extension Server {
             // Down is /healthz's "redis unavailable" already; what was sent may never come back.
             probe.watch.reset()
             probe.problem = nil
-            metrics.cluster.deliveryStalled = false
+            clusterMetrics.deliveryStalled = false
             return
         }
         if !lagging, let stalled = probe.watch.stalled(at: t) {
             let text = "redis delivery stalled: no probe back for \(Int(stalled)) s"
             if probe.problem == nil {
-                metrics.cluster.deliveryStalls += 1
+                clusterMetrics.deliveryStalls += 1
                 probe.stalledSince = probe.stalledSince ?? now.adding(seconds: -stalled)
                 log.warn("\(text) (published on \(cluster.commands.name), not heard on \(cluster.subscriber.name)): reconnecting the subscriber")
             }
             probe.problem = text
-            metrics.cluster.deliveryStalled = true
+            clusterMetrics.deliveryStalled = true
             if probe.lastReconnect.map({ now.seconds(since: $0) >= DeliveryProbe.bound }) ?? true {
                 probe.lastReconnect = now
                 cluster.url.route?.doubt("the delivery probe: \(text)")
@@ -116,7 +116,8 @@ extension Server {
         let token = probe.watch.send(at: t)
         let payload = Array("\(probe.tag)\(token)".utf8)
         cluster.commands.eval(DeliveryProbe.script, keys: [Array(probe.channel.utf8)], args: [payload]) { [weak self] reply in
-            guard let self, let message = reply.errorMessage, let cluster = self.cluster else { return }
+            guard let self, let message = reply.errorMessage else { return }
+            let cluster = self.cluster
             if message.contains("READONLY") {
                 // The commands connection is on a replica: with Sentinel, find the primary and go there.
                 self.throttled("redis-probe-readonly", .warn, "redis: \(cluster.commands.name) is on a replica (\(message)): reconnecting")
@@ -130,18 +131,17 @@ extension Server {
 
     /// A message on this node's probe channel (from `clusterMessage`).
     func deliveryProbeHeard(_ payload: [UInt8]) {
-        guard let cluster else { return }
         let probe = cluster.probe
         let text = String(decoding: payload, as: UTF8.self)
         guard text.hasPrefix(probe.tag), let token = Int(text.dropFirst(probe.tag.count)) else { return }
         let now = MonotonicClock.now()
         guard probe.watch.heard(token, at: DeliveryProbe.seconds(now)) else { return }
-        metrics.cluster.probeRoundTrip = probe.watch.lastRoundTrip
+        clusterMetrics.probeRoundTrip = probe.watch.lastRoundTrip
         if let since = probe.stalledSince {
             log.info("redis: delivery back: a probe came back after \(Int(now.seconds(since: since))) s without")
             probe.stalledSince = nil
         }
         probe.problem = nil
-        metrics.cluster.deliveryStalled = false
+        clusterMetrics.deliveryStalled = false
     }
 }

@@ -5,45 +5,35 @@ import TandemWire
 
 /// The HTTP API in cluster mode: `GET /api/cluster`, and the room writes
 /// that must reach every node (docs/scale-out.md, "Rooms").
-extension Server {
-    /// The answer to a `/api/rooms…` request that cluster mode handles
-    /// differently, or `nil` to answer as a single node does (reads).
-    func clusterRoomsAPI(_ exchange: HTTPExchange, _ parts: [String], cluster: Cluster) -> HTTPAnswer? {
-        switch (exchange.method, parts.count) {
-        case (.delete, 2):
-            return clusterDeleteRoom(parts[1], cluster: cluster)
-        default:
-            return nil
+extension ReplicatedRooms {
+    /// A write over HTTP (checked and decoded by the server as on a single
+    /// node) sent to the room's owner as client `api` (with a `seq` of this
+    /// request's own); the answer waits for the owner's ack (200, as this
+    /// node's view then has it) or reject, at most `Self.apiWait` seconds (then 503).
+    func write(_ write: RoomWrite, in host: RoomHost, exchange: HTTPExchange) -> HTTPAnswer {
+        switch write {
+        case let .set(control, _, body):
+            guard case let .object(members)? = try? JSONParser.parse(body) else {
+                return .json(400, problem("bad_message", "expected a JSON object"))
+            }
+            var fields = [JSONMember("type", .string("set")), JSONMember("seq", .number(1)), JSONMember("control", .string(control))]
+            fields += members.filter { $0.key == "value" || $0.key == "thumb" }
+            return clusterAPIWrite(.object(fields), in: host, kind: .put(control: control), exchange: exchange)
+        case let .recall(preset):
+            let message = JSON.object([JSONMember("type", .string("preset")), JSONMember("seq", .number(1)),
+                                       JSONMember("action", .string("recall")), JSONMember("name", .string(preset.name))])
+            return clusterAPIWrite(message, in: host, kind: .recall(preset.name), exchange: exchange)
+        case let .restore(revision):
+            let message = JSON.object([JSONMember("type", .string("restore")), JSONMember("seq", .number(1)),
+                                       JSONMember("rev", .number(Double(revision)))])
+            return clusterAPIWrite(message, in: host, kind: .restore(revision), exchange: exchange)
         }
-    }
-
-    /// `PUT /api/rooms/{room}/controls/{control}` in a cluster: checked here
-    /// as a single node does, then sent to the room's owner as a `set` from
-    /// client `api` (with a `seq` of this request's own); the answer waits
-    /// for the owner's ack (200, the committed state as this node's view then
-    /// has it) or reject, at most `Self.apiWait` seconds (then 503).
-    func clusterPut(_ host: RoomHost, control: String, exchange: HTTPExchange, cluster: Cluster) -> HTTPAnswer {
-        switch MessageDecoder.decodeSetBody(exchange.body, control: control, seq: 1) {
-        case .message:
-            metrics.messagesIn["set", default: 0] += 1
-        case let .refused(_, code, text):
-            metrics.rejects[code, default: 0] += 1
-            return .json(400, problem(code.rawValue, text))
-        case .auth, .preset, .restore:
-            return .json(400, problem("bad_message", "expected a value"))
-        }
-        guard case let .object(members)? = try? JSONParser.parse(exchange.body) else {
-            return .json(400, problem("bad_message", "expected a JSON object"))
-        }
-        var fields = [JSONMember("type", .string("set")), JSONMember("seq", .number(1)), JSONMember("control", .string(control))]
-        fields += members.filter { $0.key == "value" || $0.key == "thumb" }
-        return clusterAPIWrite(.object(fields), in: host, kind: .put(control: control), cluster: cluster, exchange: exchange)
     }
 
     /// Sends a write over HTTP (`message`, a client message whose `seq` is
     /// replaced by this request's own) to the room's owner as client `api`,
     /// and defers the answer until its ack or reject.
-    func clusterAPIWrite(_ message: JSON, in host: RoomHost, kind: Cluster.PendingWrite.Kind, cluster: Cluster,
+    func clusterAPIWrite(_ message: JSON, in host: RoomHost, kind: Cluster.PendingWrite.Kind,
                          exchange: HTTPExchange) -> HTTPAnswer {
         guard case let .object(members) = message else { return .json(500, problem("internal", "not a message")) }
         let seq = cluster.nextAPISeq()
@@ -52,12 +42,12 @@ extension Server {
                                                        deadline: MonotonicClock.now().adding(seconds: Self.apiWait))
         let replica = cluster.replica(host.room.id)
         let now = MonotonicClock.now()
-        follow(replica, cluster: cluster, at: now)
+        follow(replica, at: now)
         if replica.synced {
-            relay(.message(client: Cluster.apiClient, bytes: bytes), replica, host: host, cluster: cluster, at: now, seq: seq)
+            relay(.message(client: Cluster.apiClient, bytes: bytes), replica, host: host, at: now, seq: seq)
         } else {
             replica.apiAwaitingSync.append((bytes, seq))
-            seekOwner(replica, cluster: cluster, at: now)
+            seekOwner(replica, at: now)
         }
         return .deferred
     }
@@ -95,14 +85,14 @@ extension Server {
 
     /// Answers the deferred write `seq`, if this node is waiting for it.
     func finishAPIWrite(_ seq: Int, _ answer: (Cluster.PendingWrite) -> HTTPAnswer) {
-        guard let cluster, let pending = cluster.pendingAPI.removeValue(forKey: seq) else { return }
+        guard let pending = cluster.pendingAPI.removeValue(forKey: seq) else { return }
         completeDeferred(pending.exchange, answer(pending))
     }
 
     /// `POST /api/rooms` in a cluster, once the body is checked (`postRoom`):
     /// the schema is saved in Redis and every node is told; this node serves
     /// it at once. 201 new, 200 replaced (its members on every node closed with 1012).
-    func clusterSaveRoom(_ schema: RoomSchema, replacing old: RoomHost?, cluster: Cluster) -> HTTPAnswer {
+    func saveRoom(_ schema: RoomSchema, replacing old: RoomHost?) -> HTTPAnswer {
         do {
             try cluster.store.save(schema)
             _ = try cluster.store.redis.command(["PUBLISH", ClusterKeys.lifecycle, "\(old == nil ? "created" : "replaced") \(schema.id)"].map { Array($0.utf8) })
@@ -110,7 +100,7 @@ extension Server {
             log.error("\(error)")
             return .json(503, problem("storage", "the room could not be saved in redis; try again"))
         }
-        reloadRoom(schema.id, cluster: cluster, at: MonotonicClock.now())
+        reloadRoom(schema.id, at: MonotonicClock.now())
         guard let host = rooms[schema.id] else { return .json(500, problem("storage", "the room could not be read back from redis")) }
         log.info("room \(schema.id) \(old == nil ? "created" : "replaced") in the cluster")
         sendDump(host) // once, from the node that saved it (the lifecycle message reaches the others)
@@ -118,11 +108,7 @@ extension Server {
     }
 
     /// `DELETE /api/rooms/{room}` in a cluster: 204, its members on every node closed with 4404.
-    private func clusterDeleteRoom(_ id: String, cluster: Cluster) -> HTTPAnswer {
-        guard rooms[id] != nil else { return .json(404, problem("unknown_room", "no room '\(id)'")) }
-        guard !rooms.builtIn.contains(id) else {
-            return .json(403, problem("forbidden", "the built-in room '\(id)' cannot be deleted"))
-        }
+    func deleteRoom(_ id: String) -> HTTPAnswer {
         do {
             try cluster.store.delete(id)
             _ = try cluster.store.redis.command(["PUBLISH", ClusterKeys.lifecycle, "deleted \(id)"].map { Array($0.utf8) })
@@ -130,7 +116,7 @@ extension Server {
             log.error("\(error)")
             return .json(503, problem("storage", "the room could not be deleted in redis; try again"))
         }
-        forgetRoom(id, cluster: cluster, reason: "deleted")
+        forgetRoom(id, reason: "deleted")
         return .body(status: 204, contentType: "application/json", bytes: [])
     }
 
@@ -145,9 +131,6 @@ extension Server {
     func clusterAPI(for claims: Claims? = nil) -> HTTPAnswer {
         let visible: (String) -> Bool = { claims?.covers(room: $0) ?? true }
         let scoped = claims.map { $0.rooms != .all } ?? false
-        guard let cluster else {
-            return .json(404, problem("not_found", "this server is not in a cluster (start it with --redis URL)"))
-        }
         var nodes: [JSON] = []
         var owners: [JSONMember] = []
         do {

@@ -14,7 +14,7 @@ import TandemRelay
 /// - an owner that cannot be sure of its lease stops at once, and answers its
 ///   own members' messages whose turn Redis never took (`unavailable`) or
 ///   never answered for (`unknown` when the turn wrote commits).
-extension Server {
+extension ReplicatedRooms {
     /// How long a relayed message waits for its owner's answer before this
     /// node answers `unknown` itself (the owner died, its answer was lost).
     static let answerTimeout = 5.0
@@ -71,7 +71,7 @@ extension Server {
         // With --redis-replicas an owner publishes a turn only after WAIT, so it may have
         // written a turn it never published (it died or paused in between): no silence proves
         // that a message was not applied.
-        let unpublishedWrites = cluster?.settings.redisReplicas ?? 0 > 0
+        let unpublishedWrites = cluster.settings.redisReplicas > 0
         for message in unanswered {
             if message.doubt < replica.doubt || unpublishedWrites {
                 queueLocalReject(connection, host: host, seq: message.seq, code: .unknown,
@@ -84,13 +84,13 @@ extension Server {
     }
 
     /// Every housekeeping tick: messages unanswered for `answerTimeout` get `unknown` here.
-    func answerOverdue(_ cluster: Cluster, at now: Moment) {
+    func answerOverdue(at now: Moment) {
         for replica in cluster.replicas.values {
             guard let host = rooms[replica.id] else { continue }
             for connection in host.members.values where !connection.relayed.isEmpty && connection.closing == nil {
                 let overdue = connection.relayed.prefix { now.seconds(since: $0.at) >= Self.answerTimeout }
                 guard !overdue.isEmpty else { continue }
-                metrics.cluster.answersOverdue += overdue.count
+                clusterMetrics.answersOverdue += overdue.count
                 throttled("cluster-overdue", .warn, "room \(replica.id): \(overdue.count) message(s) of \(connection.client) unanswered for \(Int(Self.answerTimeout)) s: answered 'unknown'")
                 for message in overdue {
                     queueLocalReject(connection, host: host, seq: message.seq, code: .unknown,
@@ -106,18 +106,17 @@ extension Server {
     /// When the lease may have lapsed (no renewal granted in time: Redis cut
     /// off, stalled or slow, this process paused), the node steps down first,
     /// so that it never applies, answers or publishes past its lease.
-    func ownsSurely(_ replica: RoomReplica, cluster: Cluster, at now: Moment) -> Bool {
+    func ownsSurely(_ replica: RoomReplica, at now: Moment) -> Bool {
         guard replica.owned else { return false }
         if now < replica.leaseSureUntil { return true }
-        metrics.cluster.leaseUnsure += 1
+        clusterMetrics.leaseUnsure += 1
         stepDown(replica, epoch: replica.epoch,
-                 reason: "no renewal of the lease granted in time (sure until \(Int(now.seconds(since: replica.leaseSureUntil) * 1000)) ms ago)",
-                 cluster: cluster)
+                 reason: "no renewal of the lease granted in time (sure until \(Int(now.seconds(since: replica.leaseSureUntil) * 1000)) ms ago)")
         return false
     }
 
     /// A grant of the lease that was asked for at `sent`: sure until 90 % of the lease after it.
-    func leaseGranted(_ replica: RoomReplica, sent: Moment, cluster: Cluster) {
+    func leaseGranted(_ replica: RoomReplica, sent: Moment) {
         let until = sent.adding(seconds: cluster.settings.lease * Self.leaseTrust)
         if until > replica.leaseSureUntil { replica.leaseSureUntil = until }
     }

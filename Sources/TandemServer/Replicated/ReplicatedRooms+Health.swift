@@ -1,10 +1,9 @@
 /// The cluster's part of `/healthz` (docs/scale-out.md).
-extension Server {
+extension ReplicatedRooms {
     /// Why this node cannot serve its cluster's rooms, or `nil` (also on a single node):
     /// no primary known (Sentinel), a connection down, or delivery stalled (the probe,
     /// Server+DeliveryProbe.swift).
     func clusterHealthProblem() -> String? {
-        guard let cluster else { return nil }
         if let route = cluster.url.route, let master = route.master, route.primary == nil {
             return "redis: no primary known for '\(master)': \(route.unknownReason)"
         }

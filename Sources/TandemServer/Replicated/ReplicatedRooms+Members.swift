@@ -7,11 +7,10 @@ import TandemWire
 /// the room's owner and gets its welcome when the owner's admission
 /// arrives; its messages are relayed to the owner; its frames come from this
 /// node's view of the room, by the same fan-out rounds as on a single node.
-extension Server {
+extension ReplicatedRooms {
     /// A connection joins `host`'s room: it registers with the owner at once
     /// when the view is in sync, else as soon as the view's snapshot arrives.
-    func clusterJoin(_ connection: Connection, host: RoomHost, name: String, role: Role, since: String?,
-                     cluster: Cluster, at now: Moment) {
+    func join(_ connection: Connection, to host: RoomHost, name: String, role: Role, since: String?, at now: Moment) {
         connection.host = host
         connection.joinName = name
         connection.joinRole = role
@@ -23,40 +22,40 @@ extension Server {
             return
         }
         let replica = cluster.replica(host.room.id)
-        follow(replica, cluster: cluster, at: now)
+        follow(replica, at: now)
         if replica.synced {
-            register(connection, replica, cluster: cluster, at: now)
+            register(connection, replica, at: now)
         } else {
             replica.awaitingSync.append(connection)
-            seekOwner(replica, cluster: cluster, at: now)
+            seekOwner(replica, at: now)
         }
         connectionLine("open", "open \(connection.client) room=\(host.room.id) (registering with the owner)")
     }
 
     /// Registers `connection` with the room's owner: a join, or again after
     /// the owner changed (then with its ack, so that its order continues).
-    func register(_ connection: Connection, _ replica: RoomReplica, cluster: Cluster, at now: Moment) {
+    func register(_ connection: Connection, _ replica: RoomReplica, at now: Moment) {
         guard connection.closing == nil, let host = connection.host else { return }
         connection.registered = true
         connection.registeredAt = now
         let ack = host.room.admission(of: connection.client)?.ack ?? 0
         relay(.register(node: cluster.node, client: connection.client, name: connection.joinName,
                         role: connection.joinRole, ack: ack),
-              replica, host: host, cluster: cluster, at: now)
+              replica, host: host, at: now)
     }
 
     /// A whole text message from a member: a token refresh is checked here
     /// (the owner only acknowledges it); everything else goes to the owner
     /// as the client sent it, and the owner decodes and applies it.
-    func clusterReceived(_ connection: Connection, _ message: [UInt8], host: RoomHost, cluster: Cluster, at now: Moment) {
+    func receive(_ message: [UInt8], from connection: Connection, in host: RoomHost, at now: Moment) {
         let replica = cluster.replica(host.room.id)
         let decoded = MessageDecoder.decode(message)
         if case let .auth(seq, token) = decoded {
             metrics.messagesIn["auth", default: 0] += 1
-            if let problem = checkRefresh(connection, in: host, token: token, at: now) {
+            if let problem = delivery?.refreshProblem(connection, in: host, token: token, at: now) {
                 queueLocalReject(connection, host: host, seq: seq, code: .unauthorized, message: problem)
             }
-            relay(.acknowledge(client: connection.client, seq: seq), replica, host: host, cluster: cluster, at: now, seq: seq)
+            relay(.acknowledge(client: connection.client, seq: seq), replica, host: host, at: now, seq: seq)
             return
         }
         metrics.messagesIn[decoded.kindName, default: 0] += 1
@@ -75,8 +74,8 @@ extension Server {
             // Saved, renamed and deleted here (past the rate limit above, as on a single node),
             // by a Redis script (Server+ClusterPresets.swift); the owner only acknowledges the seq.
             // A recall is a batch: the owner's.
-            relay(.acknowledge(client: connection.client, seq: seq), replica, host: host, cluster: cluster, at: now, seq: seq)
-            clusterPresetChange(connection, request, seq: seq, host: host, cluster: cluster)
+            relay(.acknowledge(client: connection.client, seq: seq), replica, host: host, at: now, seq: seq)
+            clusterPresetChange(connection, request, seq: seq, host: host)
             return
         }
         if let seq = decoded.seq, !replica.owned, !(cluster.up && replica.synced && !replica.awaitingOwner) {
@@ -91,19 +90,19 @@ extension Server {
                              message: "\(Connection.relayedLimit) messages are waiting for the room's owner; nothing changed, try again")
             return
         }
-        relay(.message(client: connection.client, bytes: message), replica, host: host, cluster: cluster, at: now, seq: decoded.seq)
+        relay(.message(client: connection.client, bytes: message), replica, host: host, at: now, seq: decoded.seq)
     }
 
     /// A member's save, rename or delete of a preset, done by this node; a refusal is its reject
     /// (once Redis answered: it may follow the ack of its seq).
-    private func clusterPresetChange(_ connection: Connection, _ request: PresetRequest, seq: Int, host: RoomHost, cluster: Cluster) {
+    private func clusterPresetChange(_ connection: Connection, _ request: PresetRequest, seq: Int, host: RoomHost) {
         let role = host.room.role(of: connection.client) ?? .viewer
         guard role.mayWrite else {
             queueLocalReject(connection, host: host, seq: seq, code: .forbidden, message: "a \(role.rawValue) may not \(request.action) presets")
             return
         }
         let by = host.room.peer(connection.client)?.name ?? connection.joinName
-        changePresetInCluster(request, in: host, client: connection.client.rawValue, by: by, cluster: cluster) { [weak self, weak connection] result in
+        changePresetInCluster(request, in: host, client: connection.client.rawValue, by: by) { [weak self, weak connection] result in
             guard let self, let connection, connection.closing == nil, case let .failure(refusal) = result,
                   let host = connection.host else { return }
             self.queueLocalReject(connection, host: host, seq: seq, code: refusal.code, message: refusal.message)
@@ -111,13 +110,13 @@ extension Server {
     }
 
     /// A member's connection closed: the view stops serving it, and the owner is told.
-    func clusterLeft(_ connection: Connection, host: RoomHost, cluster: Cluster, at now: Moment) {
+    func leave(_ connection: Connection, from host: RoomHost, at now: Moment) {
         host.members[connection.client] = nil
         host.room.dropLocal(connection.client)
         let replica = cluster.replica(host.room.id)
         replica.awaitingSync.removeAll { $0 === connection }
         if connection.registered {
-            relay(.leave(client: connection.client), replica, host: host, cluster: cluster, at: now)
+            relay(.leave(client: connection.client), replica, host: host, at: now)
         }
     }
 
@@ -125,10 +124,10 @@ extension Server {
     /// the room, else published to the owner's channel. A message that cannot
     /// reach an owner (Redis down, no owner listening) is refused with
     /// `unavailable`, so its sender knows that nothing happened.
-    func relay(_ request: RelayRequest, _ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment, seq: Int? = nil) {
-        metrics.cluster.relayed[request.kindName, default: 0] += 1
-        if ownsSurely(replica, cluster: cluster, at: now) { // Server+ClusterAnswers.swift
-            ownerHandle(request, replica, host: host, cluster: cluster, at: now)
+    func relay(_ request: RelayRequest, _ replica: RoomReplica, host: RoomHost, at now: Moment, seq: Int? = nil) {
+        clusterMetrics.relayed[request.kindName, default: 0] += 1
+        if ownsSurely(replica, at: now) { // Server+ClusterAnswers.swift
+            ownerHandle(request, replica, host: host, at: now)
             return
         }
         let client = request.client
@@ -152,12 +151,12 @@ extension Server {
                 // and its answer may come or have been missed; the owner change or the
                 // overdue answer settles it (`unknown` unless the owner answers).
                 replica.doubt += 1
-                self.seekOwner(replica, cluster: cluster, at: MonotonicClock.now())
+                self.seekOwner(replica, at: MonotonicClock.now())
                 return
             default: reached = false
             }
             guard !reached else { return }
-            self.metrics.cluster.relayFailures += 1
+            self.clusterMetrics.relayFailures += 1
             let now = MonotonicClock.now()
             if client == Cluster.apiClient, let seq {
                 self.finishAPIWrite(seq) { _ in .json(503, self.problem("unavailable", "the room's owner could not be reached; nothing changed, try again")) }
@@ -167,7 +166,7 @@ extension Server {
                 self.queueLocalReject(connection, host: host, seq: seq, code: .unavailable,
                                       message: "the room's owner could not be reached; nothing changed, try again")
             }
-            self.seekOwner(replica, cluster: cluster, at: now)
+            self.seekOwner(replica, at: now)
         }
     }
 
@@ -185,7 +184,7 @@ extension Server {
     static let stalledRelayMs: UInt64 = 300
 
     /// Listens to the room's publications.
-    func follow(_ replica: RoomReplica, cluster: Cluster, at now: Moment) {
+    func follow(_ replica: RoomReplica, at now: Moment) {
         guard !replica.subscribed else { return }
         replica.subscribed = true
         replica.lastHeard = now
@@ -193,12 +192,12 @@ extension Server {
     }
 
     /// Asks the owner for a snapshot (at most twice a second).
-    func askSnapshot(_ replica: RoomReplica, cluster: Cluster, at now: Moment) {
+    func askSnapshot(_ replica: RoomReplica, at now: Moment) {
         guard let host = rooms[replica.id] else { return }
         if let asked = replica.snapshotAsked, now.seconds(since: asked) < 0.5 { return }
         replica.snapshotAsked = now
-        metrics.cluster.snapshotsAsked += 1
-        relay(.wantSnapshot(node: cluster.node), replica, host: host, cluster: cluster, at: now)
+        clusterMetrics.snapshotsAsked += 1
+        relay(.wantSnapshot(node: cluster.node), replica, host: host, at: now)
     }
 }
 

@@ -7,15 +7,15 @@ import TandemRelay
 /// is a member registered with the room's owner by the node its datagrams
 /// reach, and its writes travel to the owner as a WebSocket member's do. Only
 /// the owner sends a room's commits, previews and takeover dump, so each goes out once.
-extension Server {
+extension ReplicatedRooms {
     /// A write from an OSC sender on this node, relayed to the room's owner.
-    func clusterOSCWrite(_ operation: Operation, name: String, host: RoomHost, _ osc: OSCBridge, cluster: Cluster,
-                         from source: SocketAddress, at now: Moment) {
+    func oscWrite(_ operation: Operation, name: String, host: RoomHost, _ osc: OSCBridge,
+                  from source: SocketAddress, at now: Moment) {
         let id = host.room.id
         let replica = cluster.replica(id)
-        follow(replica, cluster: cluster, at: now)
+        follow(replica, at: now)
         guard cluster.up, replica.synced else {
-            seekOwner(replica, cluster: cluster, at: now)
+            seekOwner(replica, at: now)
             oscDrop("unavailable", "room '\(id)' has no owner this node can reach yet; nothing changed, try again", from: "\(source)")
             return
         }
@@ -27,13 +27,13 @@ extension Server {
             writer.registered = true
             throttled("osc-writer", .info, "osc: \(source) writes in room \(id) as \(writer.client) '\(name)'")
             relay(.register(node: cluster.node, client: writer.client, name: name, role: .editor, ack: writer.seq),
-                  replica, host: host, cluster: cluster, at: now)
+                  replica, host: host, at: now)
         }
         writer.seq += 1
         writer.lastWrite = now
         osc.writers[id, default: [:]][name] = writer
         metrics.messagesIn[operation.kindName, default: 0] += 1
-        relay(.message(client: writer.client, bytes: bytes), replica, host: host, cluster: cluster, at: now, seq: writer.seq)
+        relay(.message(client: writer.client, bytes: bytes), replica, host: host, at: now, seq: writer.seq)
     }
 
     /// A delta a view absorbed: the answers to this node's OSC writers are counted and their refusals logged.
@@ -61,4 +61,13 @@ extension Server {
         osc.send(OSCOut.dump(room: authority.id, schema: authority.schema, states: authority.committed, revision: authority.revision),
                  kind: .dump)
     }
+
+    /// An OSC writer leaves: the owner is told, if it was registered.
+    func oscLeave(_ writer: OSCBridge.Writer, host: RoomHost, at now: Moment) {
+        guard writer.registered else { return }
+        relay(.leave(client: writer.client), cluster.replica(host.room.id), host: host, at: now)
+    }
+
+    /// A writer stays until it is quiet (the owner keeps its place in the room).
+    func oscWriterStays(_ writer: OSCBridge.Writer, host: RoomHost) -> Bool { true }
 }

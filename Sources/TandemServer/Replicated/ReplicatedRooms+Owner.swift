@@ -8,10 +8,10 @@ import TandemWire
 /// "Ownership"): takes the lease, applies every member's doings to the
 /// authority in the order they arrive, and after each turn writes the
 /// turn's commits and publishes its delta in one fenced script.
-extension Server {
+extension ReplicatedRooms {
     /// Looks for the room's owner: takes the lease when nobody holds it;
     /// otherwise asks the holder for a snapshot when the view needs one.
-    func seekOwner(_ replica: RoomReplica, cluster: Cluster, at now: Moment) {
+    func seekOwner(_ replica: RoomReplica, at now: Moment) {
         guard !replica.owned, !replica.acquiring, cluster.up else { return }
         replica.acquiring = true
         let id = replica.id
@@ -27,18 +27,18 @@ extension Server {
             }
             if won, cluster.settings.redisReplicas > 0 {
                 // The new epoch must survive a failover before it is used (two owners never share one).
-                self.waitForReplicas(cluster) { confirmed in
+                self.waitForReplicas() { confirmed in
                     guard confirmed else {
-                        self.throttled("cluster-acquire", .warn, "room \(id): the lease's epoch was not confirmed by \(cluster.settings.redisReplicas) replica(s): giving it up")
-                        self.release(replica, holder: holder, cluster: cluster)
+                        self.throttled("cluster-acquire", .warn, "room \(id): the lease's epoch was not confirmed by \(self.cluster.settings.redisReplicas) replica(s): giving it up")
+                        self.release(replica, holder: holder)
                         return
                     }
-                    self.takeOwnership(replica, holder: holder, leaseFrom: sent, cluster: cluster, at: MonotonicClock.now())
+                    self.takeOwnership(replica, holder: holder, leaseFrom: sent, at: MonotonicClock.now())
                 }
             } else if won {
-                self.takeOwnership(replica, holder: holder, leaseFrom: sent, cluster: cluster, at: now)
+                self.takeOwnership(replica, holder: holder, leaseFrom: sent, at: now)
             } else if !replica.synced || Self.epoch(of: holder) > replica.viewEpoch {
-                self.askSnapshot(replica, cluster: cluster, at: now)
+                self.askSnapshot(replica, at: now)
             }
         }
     }
@@ -51,21 +51,21 @@ extension Server {
     /// This node now holds the lease: the authority is built from Redis,
     /// this node's members are registered with it, and a snapshot is
     /// published first thing, so that every view follows the new owner.
-    func takeOwnership(_ replica: RoomReplica, holder: String, leaseFrom sent: Moment, cluster: Cluster, at now: Moment) {
+    func takeOwnership(_ replica: RoomReplica, holder: String, leaseFrom sent: Moment, at now: Moment) {
         guard let host = rooms[replica.id] else {
-            release(replica, holder: holder, cluster: cluster)
+            release(replica, holder: holder)
             return
         }
         let loaded: RedisRoomStore.Loaded
         do {
             guard let found = try cluster.store.load(replica.id) else {
-                release(replica, holder: holder, cluster: cluster)
+                release(replica, holder: holder)
                 return
             }
             loaded = found
         } catch {
             log.error("room \(replica.id): cannot take over: \(error.description)")
-            release(replica, holder: holder, cluster: cluster)
+            release(replica, holder: holder)
             return
         }
         var authority = Room(schema: loaded.stored.schema, committed: loaded.stored.committed,
@@ -77,17 +77,17 @@ extension Server {
         replica.holder = holder
         replica.epoch = Self.epoch(of: holder)
         replica.lastRenewal = now
-        leaseGranted(replica, sent: sent, cluster: cluster) // Server+ClusterAnswers.swift
+        leaseGranted(replica, sent: sent) // Server+ClusterAnswers.swift
         replica.presenceRefreshed = (0, now)
         cluster.subscriber.subscribe(ClusterKeys.inbox(replica.id))
-        metrics.cluster.ownershipGained += 1
+        clusterMetrics.ownershipGained += 1
         log.info("room \(replica.id): this node owns it now (epoch \(replica.epoch), revision \(authority.revision))")
         for connection in host.members.values where connection.closing == nil {
             connection.registered = true
             let ack = host.room.admission(of: connection.client)?.ack ?? 0
             ownerHandle(.register(node: cluster.node, client: connection.client, name: connection.joinName,
                                   role: connection.joinRole, ack: ack),
-                        replica, host: host, cluster: cluster, at: now)
+                        replica, host: host, at: now)
         }
         replica.awaitingSync.removeAll()
         replica.snapshotWanted = true
@@ -96,15 +96,15 @@ extension Server {
     }
 
     /// Gives up a lease this node took but cannot use.
-    func release(_ replica: RoomReplica, holder: String, cluster: Cluster) {
+    func release(_ replica: RoomReplica, holder: String) {
         cluster.commands.eval(ClusterScripts.release, keys: [Array(ClusterKeys.lease(replica.id).utf8)], args: [Array(holder.utf8)], reply: nil)
     }
 
     /// Gives up an owned room on purpose (nobody in it, deleted, replaced):
     /// the lease released, the requests' channel left, the authority dropped.
-    func giveUp(_ replica: RoomReplica, cluster: Cluster) {
+    func giveUp(_ replica: RoomReplica) {
         guard replica.owned else { return }
-        release(replica, holder: replica.holder, cluster: cluster)
+        release(replica, holder: replica.holder)
         cluster.subscriber.unsubscribe(ClusterKeys.inbox(replica.id))
         replica.dropAuthority()
     }
@@ -112,10 +112,10 @@ extension Server {
     /// This node lost the room's lease (a write refused by the fence, Redis
     /// gone, the room replaced): the authority is dropped unpublished, and
     /// the view follows whoever owns the room next.
-    func stepDown(_ replica: RoomReplica, epoch: Int, reason: String, cluster: Cluster) {
+    func stepDown(_ replica: RoomReplica, epoch: Int, reason: String) {
         guard replica.owned, replica.epoch == epoch else { return }
         log.warn("room \(replica.id): no longer its owner (epoch \(epoch)): \(reason)")
-        metrics.cluster.ownershipLost += 1
+        clusterMetrics.ownershipLost += 1
         cluster.subscriber.unsubscribe(ClusterKeys.inbox(replica.id))
         // What this turn owed was never sent to Redis: nothing of it happened.
         if let host = rooms[replica.id] {
@@ -133,8 +133,8 @@ extension Server {
     }
 
     /// Applies a request to the authority and keeps what the turn owes.
-    func ownerHandle(_ request: RelayRequest, _ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment) {
-        guard ownsSurely(replica, cluster: cluster, at: now) else { return }
+    func ownerHandle(_ request: RelayRequest, _ replica: RoomReplica, host: RoomHost, at now: Moment) {
+        guard ownsSurely(replica, at: now) else { return }
         var effects: [Effect] = []
         switch request {
         case let .register(_, client, name, role, ack):
@@ -263,18 +263,18 @@ extension Server {
     /// After each turn of the loop: every owned room that changed writes its
     /// commits and publishes its delta (and a snapshot when one was asked for).
     func clusterFlush() {
-        guard let cluster, !cluster.dirty.isEmpty else { return }
+        guard !cluster.dirty.isEmpty else { return }
         let dirty = cluster.dirty
         cluster.dirty.removeAll(keepingCapacity: true)
         let now = MonotonicClock.now()
         for replica in dirty {
             replica.dirty = false
-            guard ownsSurely(replica, cluster: cluster, at: now) else { continue } // never publish past the lease
-            publishTurn(replica, cluster: cluster, at: now)
+            guard ownsSurely(replica, at: now) else { continue } // never publish past the lease
+            publishTurn(replica, at: now)
         }
     }
 
-    private func publishTurn(_ replica: RoomReplica, cluster: Cluster, at now: Moment) {
+    private func publishTurn(_ replica: RoomReplica, at now: Moment) {
         guard replica.authority != nil, var delta = replica.authority?.publishDelta() else { return }
         delta.acks = replica.acks
         delta.rejects = replica.rejects
@@ -292,15 +292,14 @@ extension Server {
             replica.sequence += 1
             let owed = TurnOwed(epoch: replica.epoch, sequence: replica.sequence, acks: delta.acks, rejects: delta.rejects, commits: commits.count)
             write(replica, .delta(epoch: replica.epoch, sequence: replica.sequence, owner: cluster.node, delta),
-                  commits: commits, revision: delta.revision, owed: owed, cluster: cluster, at: now)
-            if !commits.isEmpty { snapshotTimeline(replica, commits: commits, cluster: cluster) } // Server+ClusterTimeline.swift
+                  commits: commits, revision: delta.revision, owed: owed, at: now)
+            if !commits.isEmpty { snapshotTimeline(replica, commits: commits) } // Server+ClusterTimeline.swift
         }
         if replica.snapshotWanted, let snapshot = replica.authority?.snapshotForViews {
             replica.snapshotWanted = false
             replica.sequence += 1
             write(replica, .snapshot(epoch: replica.epoch, sequence: replica.sequence, owner: cluster.node, snapshot),
-                  commits: [], revision: snapshot.revision, owed: TurnOwed(epoch: replica.epoch, sequence: replica.sequence, acks: [], rejects: [], commits: 0),
-                  cluster: cluster, at: now)
+                  commits: [], revision: snapshot.revision, owed: TurnOwed(epoch: replica.epoch, sequence: replica.sequence, acks: [], rejects: [], commits: 0), at: now)
         }
     }
 
@@ -311,7 +310,7 @@ extension Server {
     /// One fenced write: the commits, the room revision and the publication,
     /// all or nothing. Refused by the fence, or failed: this node steps down.
     private func write(_ replica: RoomReplica, _ publication: RelayPublication, commits: [StoredCommit], revision: Int,
-                       owed: TurnOwed, cluster: Cluster, at now: Moment) {
+                       owed: TurnOwed, at now: Moment) {
         let bytes = RelayCodec.encode(publication)
         // With --redis-replicas N the script only writes; the publication goes out once
         // N replicas hold the turn (`WAIT`), so nobody sees what a failover could take back.
@@ -328,8 +327,8 @@ extension Server {
             args.append(Array(String(commit.time).utf8))
         }
         replica.lastPublished = now
-        metrics.cluster.publications[publication.kindName, default: 0] += 1
-        metrics.cluster.publicationBytes += bytes.count
+        clusterMetrics.publications[publication.kindName, default: 0] += 1
+        clusterMetrics.publicationBytes += bytes.count
         let epoch = replica.epoch
         let id = replica.id
         replica.inFlight.append(owed)
@@ -344,23 +343,23 @@ extension Server {
                         if !commits.isEmpty { self.oscCommitted(commits, room: id) }
                     }
                     guard replicated else { return published() }
-                    self.waitForReplicas(cluster) { confirmed in
+                    self.waitForReplicas() { confirmed in
                         guard confirmed else {
-                            self.stepDown(replica, epoch: epoch, reason: "the turn was not confirmed by \(cluster.settings.redisReplicas) replica(s) in time", cluster: cluster)
+                            self.stepDown(replica, epoch: epoch, reason: "the turn was not confirmed by \(self.cluster.settings.redisReplicas) replica(s) in time")
                             self.settleTurn(owed, written: nil, reason: "the room's replicas did not confirm this message in time", replica)
                             return
                         }
-                        cluster.commands.send([Array("PUBLISH".utf8), Array(ClusterKeys.outbox(id).utf8), bytes], reply: nil)
+                        self.cluster.commands.send([Array("PUBLISH".utf8), Array(ClusterKeys.outbox(id).utf8), bytes], reply: nil)
                         published()
                     }
                     return
                 }
                 let reason = "the lease is held by '\(holder.isEmpty ? "nobody" : holder)': writes refused"
-                self.stepDown(replica, epoch: epoch, reason: reason, cluster: cluster)
+                self.stepDown(replica, epoch: epoch, reason: reason)
                 self.settleTurn(owed, written: false, reason: "the room's owner lost its lease before this message was stored", replica)
             } else {
                 self.log.error("room \(id): writing \(commits.count) commit(s) failed: \(reply)")
-                self.stepDown(replica, epoch: epoch, reason: "a write failed: \(reply)", cluster: cluster)
+                self.stepDown(replica, epoch: epoch, reason: "a write failed: \(reply)")
                 // Only a lost connection leaves the turn's fate open; an error from Redis itself,
                 // or a command never sent ("redis unavailable: …"), wrote nothing.
                 let lost = reply.errorMessage.map { $0.hasPrefix("connection") } ?? true
@@ -380,12 +379,12 @@ extension RelayPublication {
     }
 }
 
-extension Server {
+extension ReplicatedRooms {
     /// How long `WAIT` may take (below the command timeout, so that a missing replica is a refusal, not a dropped connection).
     static let replicaWaitMs = 500
 
     /// `WAIT N`: whether `--redis-replicas` replicas hold everything this connection wrote so far.
-    func waitForReplicas(_ cluster: Cluster, _ done: @escaping (Bool) -> Void) {
+    func waitForReplicas(_ done: @escaping (Bool) -> Void) {
         let wanted = cluster.settings.redisReplicas
         let waitMs = min(Self.replicaWaitMs, Int(cluster.settings.redisTimeout * 500)) // below the command timeout
         cluster.commands.send([Array("WAIT".utf8), Array(String(wanted).utf8), Array(String(waitMs).utf8)]) { [weak self] reply in
@@ -393,7 +392,7 @@ extension Server {
                 done(true)
                 return
             }
-            self?.metrics.cluster.replicaWaitsShort += 1
+            self?.clusterMetrics.replicaWaitsShort += 1
             done(false)
         }
     }

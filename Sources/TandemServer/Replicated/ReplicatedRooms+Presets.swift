@@ -11,46 +11,39 @@ import TandemWire
 /// `tandem:lifecycle`; every node, this one included, applies that delta to
 /// its book in the order Redis made the changes, and tells its members
 /// (coalesced, `PresetFeed`).
-extension Server {
-    /// What a preset change did.
-    enum PresetOutcome {
-        case saved(Preset, created: Bool)
-        case renamed(Preset)
-        case deleted
-    }
+extension ReplicatedRooms {
 
     // MARK: reading
 
     /// Calls `body` with room `id`'s book once it is read (at once when it is), `nil` when it cannot be read.
-    func withPresetBook(_ id: String, _ body: @escaping (PresetBook?) -> Void) {
+    func readPresetBook(_ id: String, _ body: @escaping (PresetBook?) -> Void) {
         if let book = presetBooks[id] { return body(book) }
-        guard let cluster else { return body(presetBook(id)) }
         presetFeed.loads[id, default: PresetFeed.Load()].waiting.append(body)
-        loadPresets(id, cluster: cluster)
+        loadPresets(id)
     }
 
     /// Reads the presets of every room this node owns or has members of, so
     /// that a recall the owner applies, or a member's list, does not wait
     /// for them; a read that failed is tried again after `PresetFeed.retry`.
-    func preloadPresets(_ cluster: Cluster, at now: Moment) {
+    func preloadPresets(at now: Moment) {
         guard cluster.up else { return }
         for replica in cluster.replicas.values where presetBooks[replica.id] == nil && presetFeed.loads[replica.id] == nil {
             guard replica.owned || !(rooms[replica.id]?.members.isEmpty ?? true), presetFeed.mayRetry(replica.id, at: now) else { continue }
-            loadPresets(replica.id, cluster: cluster)
+            loadPresets(replica.id)
         }
     }
 
     /// Starts reading room `id`'s presets from Redis, unless that is under way.
-    func loadPresets(_ id: String, cluster: Cluster) {
+    func loadPresets(_ id: String) {
         if presetFeed.loads[id] == nil { presetFeed.loads[id] = PresetFeed.Load() }
         guard !(presetFeed.loads[id]?.sent ?? false) else { return }
         presetFeed.loads[id]?.sent = true
         cluster.commands.send(["HGETALL", ClusterKeys.presets(id)]) { [weak self] reply in
-            self?.presetsLoaded(id, reply, cluster: cluster)
+            self?.presetsLoaded(id, reply)
         }
     }
 
-    private func presetsLoaded(_ id: String, _ reply: RedisReply, cluster: Cluster) {
+    private func presetsLoaded(_ id: String, _ reply: RedisReply) {
         let load = presetFeed.loads.removeValue(forKey: id) ?? PresetFeed.Load()
         var book: PresetBook?
         do {
@@ -61,7 +54,7 @@ extension Server {
         }
         if var loaded = book {
             for note in load.heard { loaded.apply(note) }
-            tidyStoredPresets(&loaded, room: id, cluster: cluster)
+            tidyStoredPresets(&loaded, room: id)
             presetBooks[id] = loaded
         }
         for body in load.waiting { body(book == nil ? nil : presetBooks[id]) }
@@ -72,7 +65,7 @@ extension Server {
     /// Rows written before names were cleaned, in Redis: the winner of each
     /// name's spellings moved under its cleaned name (unless a newer preset
     /// is there by then), every other spelling deleted (docs/presets.md, "Names").
-    private func tidyStoredPresets(_ book: inout PresetBook, room: String, cluster: Cluster) {
+    private func tidyStoredPresets(_ book: inout PresetBook, room: String) {
         guard !book.strays.isEmpty || !book.rekeyed.isEmpty else { return }
         let key = Array(ClusterKeys.presets(room).utf8)
         for (stored, preset) in book.rekeyed {
@@ -107,14 +100,14 @@ extension Server {
     /// A save, rename or delete in a cluster: checked against this node's
     /// book (when it is read), then done by Redis in one script; `done` gets
     /// the outcome once Redis answered (the book changes when the delta comes).
-    func changePresetInCluster(_ request: PresetRequest, in host: RoomHost, client: String, by: String, cluster: Cluster,
+    func changePresetInCluster(_ request: PresetRequest, in host: RoomHost, client: String, by: String,
                                done: @escaping (Result<PresetOutcome, PresetRefusal>) -> Void) {
         let id = host.room.id
         guard presetBooks[id] != nil else {
             // Read first (once per room and node), so that the checks below see the list.
             return withPresetBook(id) { [weak self] book in
                 guard let self, book != nil else { return done(.failure(.unreadable)) }
-                self.changePresetInCluster(request, in: host, client: client, by: by, cluster: cluster, done: done)
+                self.changePresetInCluster(request, in: host, client: client, by: by, done: done)
             }
         }
         let book = presetBooks[id]

@@ -2,7 +2,7 @@ import TandemCore
 import TandemRedis
 
 /// Starting and stopping cluster mode.
-extension Server {
+extension ReplicatedRooms {
     /// The blocking connection of a cluster node's store, opened once at
     /// start: it seeds and reads the rooms, then serves the `Cluster`.
     ///
@@ -78,12 +78,11 @@ extension Server {
     /// At shutdown: owned rooms give their leases up at once (another node
     /// takes over without waiting for them to lapse), and the connections close.
     func stopCluster() {
-        guard let cluster else { return }
         for replica in cluster.replicas.values where replica.owned {
             _ = try? cluster.store.redis.command([Array("EVAL".utf8), Array(ClusterScripts.release.source.utf8), Array("1".utf8),
                                                   Array(ClusterKeys.lease(replica.id).utf8), Array(replica.holder.utf8)])
         }
-        stopClusterWatch(cluster) // Server+DeliveryProbe.swift
+        stopClusterWatch() // Server+DeliveryProbe.swift
         cluster.subscriber.stop()
         cluster.commands.stop()
     }

@@ -3,7 +3,7 @@ import TandemStorage
 
 /// The owner's timeline snapshots in Redis (`ClusterKeys.snapshots`): what
 /// keeps a cluster's reads of a past state bounded (docs/timeline.md, "Cost").
-extension Server {
+extension ReplicatedRooms {
     /// After a turn's fenced write was sent (on the same connection, so
     /// Redis runs it first): a snapshot at the end of each revision that
     /// brings the rows since the last snapshot to `Storage.snapshotRows` (or
@@ -11,7 +11,7 @@ extension Server {
     /// owner keeps up to date turn by turn; and at the first committing turn
     /// of an ownership, from the authority's states. Each is one fenced script
     /// (`RedisRoomStore.snapshotScript`); one not written makes the next turn write one.
-    func snapshotTimeline(_ replica: RoomReplica, commits: [StoredCommit], cluster: Cluster) {
+    func snapshotTimeline(_ replica: RoomReplica, commits: [StoredCommit]) {
         guard let authority = replica.authority, let newest = commits.last?.revision else { return }
         let threshold = max(Storage.snapshotRows, authority.schema.controls.count)
         var due: [(revision: Int, states: [String: ControlState])] = []

@@ -7,14 +7,14 @@ import TandemWire
 /// Every node's side of a room in cluster mode (docs/scale-out.md, "Views"):
 /// the owner's publications absorbed into the view in order, the owner's
 /// health watched, and the room lifecycle followed.
-extension Server {
+extension ReplicatedRooms {
     /// Starts the cluster's connections and channels (from `run()`).
-    func startCluster(_ cluster: Cluster) {
+    func startCluster() {
         cluster.commands.onState = { [weak self] state in self?.clusterStateChanged(state, connection: "commands") }
         cluster.subscriber.onState = { [weak self] state in self?.clusterStateChanged(state, connection: "subscriber") }
         cluster.subscriber.onMessage = { [weak self] channel, payload in self?.clusterMessage(channel: channel, payload: payload) }
         cluster.subscriber.subscribe(ClusterKeys.lifecycle)
-        startClusterWatch(cluster) // Server+DeliveryProbe.swift: the Sentinel monitor and the delivery probe
+        startClusterWatch() // Server+DeliveryProbe.swift: the Sentinel monitor and the delivery probe
         cluster.commands.start()
         cluster.subscriber.start()
     }
@@ -24,7 +24,6 @@ extension Server {
     /// the subscriber: publications may have been missed, so every view
     /// asks for a snapshot.
     func clusterStateChanged(_ state: RedisConnection.State, connection: String) {
-        guard let cluster else { return }
         let now = MonotonicClock.now()
         switch state {
         case .ready:
@@ -44,7 +43,7 @@ extension Server {
             }
             if cluster.up {
                 for replica in cluster.replicas.values where !replica.synced && rooms[replica.id].map({ !$0.members.isEmpty }) ?? false {
-                    seekOwner(replica, cluster: cluster, at: now)
+                    seekOwner(replica, at: now)
                 }
             }
         case let .down(reason):
@@ -54,7 +53,7 @@ extension Server {
             }
             cluster.downReason = reason
             for replica in cluster.replicas.values where replica.owned {
-                stepDown(replica, epoch: replica.epoch, reason: "redis unreachable", cluster: cluster)
+                stepDown(replica, epoch: replica.epoch, reason: "redis unreachable")
             }
         case .connecting:
             break
@@ -63,13 +62,12 @@ extension Server {
 
     /// A message on a channel: a room's publication, a request to an owner, or the lifecycle.
     func clusterMessage(channel: [UInt8], payload: [UInt8]) {
-        guard let cluster else { return }
         let name = String(decoding: channel, as: UTF8.self)
         if name == cluster.probe.channel { return deliveryProbeHeard(payload) } // Server+DeliveryProbe.swift
         let now = MonotonicClock.now()
         if name == ClusterKeys.lifecycle {
             if payload.starts(with: ClusterPresets.prefix.utf8) { return presetNoteHeard(payload) } // Server+ClusterPresets.swift
-            lifecycle(String(decoding: payload, as: UTF8.self), cluster: cluster, at: now)
+            lifecycle(String(decoding: payload, as: UTF8.self), at: now)
             return
         }
         guard name.hasPrefix("tandem:{"), let close = name.lastIndex(of: "}") else { return }
@@ -80,7 +78,7 @@ extension Server {
         if suffix == "}:in" {
             // Unsure of its lease, the owner steps down and leaves the request unanswered:
             // the member's node answers it once the room has a new owner.
-            guard ownsSurely(replica, cluster: cluster, at: now) else { return }
+            guard ownsSurely(replica, at: now) else { return }
             do {
                 let request = try RelayCodec.decodeRequest(payload)
                 if case let .message(client, _) = request, host.members[client] != nil {
@@ -89,18 +87,18 @@ extension Server {
                     // must not be applied here too. This node's members reach it directly now.
                     return
                 }
-                ownerHandle(request, replica, host: host, cluster: cluster, at: now)
+                ownerHandle(request, replica, host: host, at: now)
             } catch {
                 throttled("cluster-bad-request", .warn, "room \(id): an unreadable request: \(error)")
             }
         } else if suffix == "}:out" {
-            absorb(payload, replica, host: host, cluster: cluster, at: now)
+            absorb(payload, replica, host: host, at: now)
         }
     }
 
     /// One publication of the room's owner, absorbed into the view when it
     /// is the next one; after a gap the view waits for a snapshot.
-    private func absorb(_ payload: [UInt8], _ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment) {
+    private func absorb(_ payload: [UInt8], _ replica: RoomReplica, host: RoomHost, at now: Moment) {
         let head: (kind: UInt8, epoch: Int, sequence: Int, owner: String)
         do {
             head = try RelayCodec.peekPublication(payload)
@@ -118,16 +116,16 @@ extension Server {
                case let .delta(_, _, _, first)? = try? RelayCodec.decodePublication(payload, schema: host.room.schema) {
                 // A new owner's first turn, just before its first snapshot: its answers are kept for then.
                 replica.answersBeforeSnapshot = (head.epoch, head.sequence, first)
-                askSnapshot(replica, cluster: cluster, at: now)
+                askSnapshot(replica, at: now)
                 return
             }
             if replica.synced {
                 replica.doubt += 1
-                metrics.cluster.publicationGaps += 1
+                clusterMetrics.publicationGaps += 1
                 log.info("room \(replica.id): publication \(head.epoch)/\(head.sequence) after \(replica.viewEpoch)/\(replica.viewSequence): asking for a snapshot")
                 replica.synced = false
             }
-            askSnapshot(replica, cluster: cluster, at: now)
+            askSnapshot(replica, at: now)
             return
         }
         let publication: RelayPublication
@@ -174,15 +172,15 @@ extension Server {
             if newOwner {
                 for connection in host.members.values where connection.welcomed { refuseUnanswered(connection, host: host, replica) }
             }
-            for connection in waiting { register(connection, replica, cluster: cluster, at: now) }
+            for connection in waiting { register(connection, replica, at: now) }
             let writes = replica.apiAwaitingSync
             replica.apiAwaitingSync.removeAll()
             for write in writes {
-                relay(.message(client: Cluster.apiClient, bytes: write.bytes), replica, host: host, cluster: cluster, at: now, seq: write.seq)
+                relay(.message(client: Cluster.apiClient, bytes: write.bytes), replica, host: host, at: now, seq: write.seq)
             }
             for connection in host.members.values where !waiting.contains(where: { $0 === connection })
                 && (newOwner || !connection.welcomed) {
-                register(connection, replica, cluster: cluster, at: now)
+                register(connection, replica, at: now)
             }
             broadcast(in: host, at: now)
         }
@@ -200,7 +198,7 @@ extension Server {
     /// Wakes whoever a delta concerns: newcomers get their welcome, members
     /// with an ack or a reject their frame at once, everyone else the next round.
     private func react(to delta: RoomDelta, host: RoomHost, at now: Moment) {
-        let epoch = cluster?.replicas[host.room.id]?.viewEpoch ?? 0
+        let epoch = cluster.replicas[host.room.id]?.viewEpoch ?? 0
         for admission in delta.admitted {
             host.members[admission.peer.client]?.admittedEpoch = epoch
             guard let connection = host.members[admission.peer.client], !connection.welcomed, connection.closing == nil else { continue }
@@ -247,29 +245,28 @@ extension Server {
     /// presence and give up rooms nobody is in; views whose owner fell silent
     /// look for a new one; the node writes its heartbeat.
     func clusterTick(at now: Moment) {
-        guard let cluster else { return }
         if now.seconds(since: cluster.lastHeartbeat) >= 1 {
             cluster.lastHeartbeat = now
-            heartbeat(cluster)
+            heartbeat()
         }
         for (seq, pending) in cluster.pendingAPI where now >= pending.deadline {
             finishAPIWrite(seq) { _ in .json(503, problem("unavailable", "the room's owner did not answer in time: the write may or may not have been applied; read the room and try again")) }
         }
-        answerOverdue(cluster, at: now) // Server+ClusterAnswers.swift
+        answerOverdue(at: now) // Server+ClusterAnswers.swift
         guard cluster.up else { return }
         if let due = cluster.reconcileDue, now >= due {
             cluster.reconcileDue = now.adding(seconds: 10)
-            reconcileRooms(cluster, at: now)
+            reconcileRooms(at: now)
         }
         for (id, replica) in cluster.replicas {
             guard let host = rooms[id] else { continue }
             if replica.owned {
-                ownerTick(replica, host: host, cluster: cluster, at: now)
+                ownerTick(replica, host: host, at: now)
             } else if !host.members.isEmpty || !replica.apiAwaitingSync.isEmpty {
                 if !replica.synced || now.seconds(since: replica.lastHeard) >= cluster.settings.lease * 0.6 {
-                    seekOwner(replica, cluster: cluster, at: now)
+                    seekOwner(replica, at: now)
                 } else {
-                    reregisterLost(replica, host: host, cluster: cluster, at: now)
+                    reregisterLost(replica, host: host, at: now)
                 }
             } else if replica.subscribed, now.seconds(since: replica.lastHeard) >= 10 {
                 // Nobody here for a while: stop following the room.
@@ -280,8 +277,8 @@ extension Server {
         }
     }
 
-    private func ownerTick(_ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment) {
-        guard ownsSurely(replica, cluster: cluster, at: now), let authority = replica.authority else { return }
+    private func ownerTick(_ replica: RoomReplica, host: RoomHost, at now: Moment) {
+        guard ownsSurely(replica, at: now), let authority = replica.authority else { return }
         if now.seconds(since: replica.lastRenewal) >= cluster.settings.lease / 4 {
             replica.lastRenewal = now
             let epoch = replica.epoch
@@ -289,13 +286,13 @@ extension Server {
             cluster.commands.eval(ClusterScripts.renew, keys: [Array(ClusterKeys.lease(replica.id).utf8)],
                                   args: [Array(replica.holder.utf8), Array(cluster.leaseMs.utf8)]) { [weak self] reply in
                 guard let (renewed, holder) = ClusterScripts.answer(reply) else {
-                    self?.stepDown(replica, epoch: epoch, reason: "renewing the lease failed: \(reply)", cluster: cluster)
+                    self?.stepDown(replica, epoch: epoch, reason: "renewing the lease failed: \(reply)")
                     return
                 }
                 if !renewed {
-                    self?.stepDown(replica, epoch: epoch, reason: "the lease is held by '\(holder.isEmpty ? "nobody" : holder)'", cluster: cluster)
+                    self?.stepDown(replica, epoch: epoch, reason: "the lease is held by '\(holder.isEmpty ? "nobody" : holder)'")
                 } else if replica.epoch == epoch {
-                    self?.leaseGranted(replica, sent: sent, cluster: cluster)
+                    self?.leaseGranted(replica, sent: sent)
                 }
             }
         }
@@ -314,7 +311,7 @@ extension Server {
             replica.emptySince = since
             if now.seconds(since: since) >= Self.emptyLease {
                 log.info("room \(replica.id): nobody in it for \(Int(Self.emptyLease)) s: giving up its lease")
-                giveUp(replica, cluster: cluster)
+                giveUp(replica)
             }
         } else {
             replica.emptySince = nil
@@ -324,12 +321,12 @@ extension Server {
     /// Members the current owner never admitted (their registration was lost:
     /// sent while Redis was unreachable, or to an owner that went away)
     /// register again, at most once a second.
-    private func reregisterLost(_ replica: RoomReplica, host: RoomHost, cluster: Cluster, at now: Moment) {
+    private func reregisterLost(_ replica: RoomReplica, host: RoomHost, at now: Moment) {
         guard replica.synced, cluster.up else { return }
         for connection in host.members.values
         where connection.registered && connection.closing == nil && connection.admittedEpoch != replica.viewEpoch
             && now.seconds(since: connection.registeredAt) >= 1 {
-            register(connection, replica, cluster: cluster, at: now)
+            register(connection, replica, at: now)
         }
     }
 
@@ -337,11 +334,11 @@ extension Server {
     static let emptyLease = 30.0
 
     /// The node's entry in `tandem:node:ID` (expires after 3 s without renewal), for `/api/cluster`.
-    private func heartbeat(_ cluster: Cluster) {
+    private func heartbeat() {
         let owned = cluster.replicas.values.filter(\.owned).map(\.id).sorted().joined(separator: ",")
         let key = ClusterKeys.node(cluster.node)
-        cluster.commands.send(["HSET", key, "address", "\(config.httpScheme)://\(config.host):\(port)",
-                               "connections", String(connections.count), "owned", owned,
+        cluster.commands.send(["HSET", key, "address", "\(config.httpScheme)://\(config.host):\(delivery?.listeningPort ?? 0)",
+                               "connections", String(delivery?.connectionCount ?? 0), "owned", owned,
                                "time", String(WallClock.milliseconds())], reply: nil)
         cluster.commands.send(["PEXPIRE", key, "3000"], reply: nil)
         cluster.commands.send(["SADD", ClusterKeys.nodes, cluster.node], reply: nil)
@@ -350,15 +347,15 @@ extension Server {
     // MARK: lifecycle
 
     /// `created ROOM`, `replaced ROOM` or `deleted ROOM` from any node's admin API.
-    private func lifecycle(_ text: String, cluster: Cluster, at now: Moment) {
+    private func lifecycle(_ text: String, at now: Moment) {
         let parts = text.split(separator: " ", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { return }
         let id = parts[1]
         switch parts[0] {
         case "created", "replaced":
-            reloadRoom(id, cluster: cluster, at: now)
+            reloadRoom(id, at: now)
         case "deleted":
-            forgetRoom(id, cluster: cluster, reason: "deleted")
+            forgetRoom(id, reason: "deleted")
         case "presets":
             // Another node (or this one) changed the room's presets: read them again, and tell the members here.
             presetBooks[id] = nil
@@ -372,7 +369,7 @@ extension Server {
     /// added, one deleted elsewhere is dropped, and (right after a reconnect)
     /// one whose schema changed is reloaded — for lifecycle messages this node
     /// could not hear.
-    func reconcileRooms(_ cluster: Cluster, at now: Moment) {
+    func reconcileRooms(at now: Moment) {
         let ids: Set<String>
         do {
             ids = Set(try cluster.store.roomIDs())
@@ -380,14 +377,14 @@ extension Server {
             log.warn("rooms: cannot list them in redis: \(error)")
             return
         }
-        for id in ids where rooms[id] == nil { reloadRoom(id, cluster: cluster, at: now) }
-        for id in rooms.order where !ids.contains(id) { forgetRoom(id, cluster: cluster, reason: "deleted") }
+        for id in ids where rooms[id] == nil { reloadRoom(id, at: now) }
+        for id in rooms.order where !ids.contains(id) { forgetRoom(id, reason: "deleted") }
     }
 
     /// Reads room `id` from Redis and serves it: a new room is added; a room
     /// whose schema changed is replaced (its members closed with 1012, the
     /// owner giving up its lease so that the next one starts from the new schema).
-    func reloadRoom(_ id: String, cluster: Cluster, at now: Moment) {
+    func reloadRoom(_ id: String, at now: Moment) {
         let loaded: RedisRoomStore.Loaded?
         do {
             loaded = try cluster.store.load(id)
@@ -399,7 +396,7 @@ extension Server {
         if let old = rooms[id] {
             guard old.room.schema != loaded.stored.schema else { return }
             rooms.schemaChangedAt[id] = old.room.revision
-            forgetRoom(id, cluster: cluster, reason: "replaced")
+            forgetRoom(id, reason: "replaced")
             presetBooks[id] = nil
             for connection in old.members.values { close(connection, code: 1012, reason: "room schema changed") }
         }
@@ -409,9 +406,9 @@ extension Server {
     }
 
     /// Stops serving room `id` here: the lease is given up, members closed with 4404 when it was deleted.
-    func forgetRoom(_ id: String, cluster: Cluster, reason: String) {
+    func forgetRoom(_ id: String, reason: String) {
         if let replica = cluster.replicas[id] {
-            giveUp(replica, cluster: cluster)
+            giveUp(replica)
             if replica.subscribed { cluster.subscriber.unsubscribe(ClusterKeys.outbox(id)) }
             cluster.replicas[id] = nil
         }

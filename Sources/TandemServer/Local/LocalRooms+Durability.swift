@@ -78,7 +78,7 @@ final class StorageWatch {
 /// Reads, drags and previews go on; every later commit tries the file
 /// again, and so does a probe write every second, so storage comes back by
 /// itself when space (or the device) does.
-extension Server {
+extension LocalRooms {
     /// The reject's and the 503's sentence for a write that storage could not take.
     static func unstoredMessage(_ cause: String) -> String {
         "the server could not store this change (\(cause)); nothing changed, try again"
@@ -88,7 +88,7 @@ extension Server {
     /// carry them go out: nobody is told of a commit a crash could take back.
     /// When the write fails, nothing of it is in the file: the rooms are put
     /// back (`rollBackTurn`) and their frames go out with the rejects.
-    func writeCommits() {
+    func writeTurn() {
         storageWatch.lastTurnRefused = nil
         guard !unwritten.isEmpty, let storage else { return }
         let now = MonotonicClock.now()

@@ -29,7 +29,7 @@ struct RetentionPass {
     }
 }
 
-extension Server {
+extension LocalRooms {
     /// From housekeeping: a pass every `RetentionPass.interval`, or at once while one is behind.
     func retentionTick(at now: Moment) {
         guard retention.behind || now.seconds(since: retention.last) >= RetentionPass.interval else { return }

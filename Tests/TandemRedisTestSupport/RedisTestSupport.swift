@@ -7,21 +7,21 @@ import Glibc
 
 /// A real `redis-server` on a free port of 127.0.0.1, in a temporary directory,
 /// without persistence. `kill()` and `start()` again reuse the port.
-final class RedisServerProcess {
-    static let candidates = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
+public final class RedisServerProcess {
+    public static let candidates = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"]
 
     /// The binary, or an XCTSkip that says how to get it.
-    static func binary() throws -> String {
+    public static func binary() throws -> String {
         if let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) { return path }
         throw XCTSkip("redis-server is not installed (apt-get install redis-server; `make test` installs it)")
     }
 
-    let binary: String
-    let port: Int
-    let directory: URL
+    public let binary: String
+    public let port: Int
+    public let directory: URL
     private var process: Process?
 
-    init() throws {
+    public init() throws {
         binary = try Self.binary()
         port = try Self.freePort()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-redis-\(getpid())-\(port)")
@@ -33,7 +33,7 @@ final class RedisServerProcess {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    func start(extra: [String] = []) throws {
+    public func start(extra: [String] = []) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -53,16 +53,16 @@ final class RedisServerProcess {
     }
 
     /// SIGKILL, like a crash: no goodbye on the connections.
-    func kill() {
+    public func kill() {
         guard let process, process.isRunning else { self.process = nil; return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         self.process = nil
     }
 
-    var url: String { "redis://127.0.0.1:\(port)" }
+    public var url: String { "redis://127.0.0.1:\(port)" }
 
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw XCTSkip("no socket for a free port") }
         defer { close(fd) }
@@ -80,7 +80,7 @@ final class RedisServerProcess {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    static func accepts(port: Int) -> Bool {
+    public static func accepts(port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
@@ -100,11 +100,11 @@ final class RedisServerProcess {
 /// every run return soon, so a condition is checked often. `run(until:)` waits
 /// for an event with a generous default bound (30 s: only a hang reaches it);
 /// `run(for:)` is no proof that something will not happen later.
-final class TestLoop {
-    let loop: UnsafeMutableRawPointer
+public final class TestLoop {
+    public let loop: UnsafeMutableRawPointer
     private let ticker: OpaquePointer
 
-    init() {
+    public init() {
         loop = tandem_redis_loop_new()!
         ticker = tandem_redis_timer_new(loop, nil, nil)!
         tandem_redis_timer_start(ticker, 5, 5)
@@ -112,7 +112,7 @@ final class TestLoop {
 
     /// Runs the loop until `condition` holds; false after `timeout` seconds.
     @discardableResult
-    func run(until condition: () -> Bool, timeout: TimeInterval = 30) -> Bool {
+    public func run(until condition: () -> Bool, timeout: TimeInterval = 30) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !condition() {
             if Date() > deadline { return false }
@@ -122,23 +122,23 @@ final class TestLoop {
     }
 
     /// Runs the loop for `seconds`.
-    func run(for seconds: TimeInterval) {
+    public func run(for seconds: TimeInterval) {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline { tandem_redis_loop_run_once(loop) }
     }
 
-    func close() {
+    public func close() {
         tandem_redis_timer_free(ticker)
         tandem_redis_loop_free(loop)
     }
 }
 
 /// A TCP socket on 127.0.0.1 that listens and never accepts nor answers.
-final class SilentListener {
-    let fd: Int32
-    let port: Int
+public final class SilentListener {
+    public let fd: Int32
+    public let port: Int
 
-    init() throws {
+    public init() throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw XCTSkip("no socket") }
         var address = sockaddr_in()
@@ -156,5 +156,5 @@ final class SilentListener {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    func close() { Glibc.close(fd) }
+    public func close() { Glibc.close(fd) }
 }

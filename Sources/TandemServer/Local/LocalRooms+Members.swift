@@ -1,0 +1,107 @@
+import TandemCore
+import TandemStorage
+import TandemWire
+
+/// Members of local rooms: a connection joins the room's engine at once, its
+/// messages are applied as they arrive, and the effects are routed to whom
+/// they concern (`dispatch`).
+extension LocalRooms {
+    /// A connection joins `host`'s room: its welcome goes out from its first writable callback.
+    func join(_ connection: Connection, to host: RoomHost, name: String, role: Role, since: String?, at now: Moment) {
+        let roomID = host.room.id
+        let (welcome, effects) = host.room.join(connection.client, name: name, role: role, at: now)
+        connection.host = host
+        connection.offeredMark = host.offered
+        host.members[connection.client] = connection
+        connection.welcomed = true
+        connection.welcome = encodeWelcome(welcome, since: since)
+        connection.presets = presetsFrame(roomID)
+        connectionLine("open", "open \(connection.client) room=\(roomID) name=\(welcome.peers.last?.name ?? "")")
+        arm(connection, at: now)
+        dispatch(effects, in: host, arrival: now)
+    }
+
+    /// A whole text message from a member, applied by its room.
+    func receive(_ message: [UInt8], from connection: Connection, in host: RoomHost, at now: Moment) {
+        let effects: [Effect]
+        switch MessageDecoder.decode(message) {
+        case let .message(decoded):
+            metrics.messagesIn[decoded.operation.kindName, default: 0] += 1
+            effects = host.room.apply(decoded, from: connection.client, at: now)
+        case let .refused(seq, code, text):
+            metrics.messagesIn["invalid", default: 0] += 1
+            effects = host.room.refuse(connection.client, seq: seq, code: code, message: text)
+        case let .auth(seq, token):
+            metrics.messagesIn["auth", default: 0] += 1
+            effects = refreshToken(connection, in: host, seq: seq, token: token, at: now)
+        case let .preset(seq, request):
+            metrics.messagesIn["preset", default: 0] += 1
+            effects = presetMessage(connection, in: host, seq: seq, request, at: now)
+        case let .restore(seq, revision):
+            metrics.messagesIn["restore", default: 0] += 1
+            effects = restore(connection.client, in: host, seq: seq, revision: revision, at: now)
+        }
+        dispatch(effects, in: host, arrival: now)
+    }
+
+    /// A member's connection closed: it leaves the room.
+    func leave(_ connection: Connection, from host: RoomHost, at now: Moment) {
+        host.members[connection.client] = nil
+        dispatch(host.room.leave(connection.client, at: now), in: host, arrival: now)
+    }
+
+    /// `{"type":"auth","seq":N,"token":"…"}`: acknowledged like any message;
+    /// a fresh token replaces the connection's when it verifies, names the
+    /// same `sub`, covers the room and keeps the role. Anything else is
+    /// reject `unauthorized` and the old token stands. With auth off it is only acknowledged.
+    func refreshToken(_ connection: Connection, in host: RoomHost, seq: Int, token: String, at now: Moment) -> [Effect] {
+        let effects = host.room.acknowledge(connection.client, seq: seq, at: now)
+        guard effects.rejects.isEmpty, let problem = delivery?.refreshProblem(connection, in: host, token: token, at: now) else { return effects }
+        return effects + host.room.refuse(connection.client, seq: seq, code: .unauthorized, message: problem)
+    }
+
+    /// Acts on a room's effects, counts and logs: an ack or a reject wakes its
+    /// one recipient at once; what everyone should see goes out by the room's
+    /// fan-out rounds (`broadcast(in:at:)`). A commit is written to the file
+    /// after the turn, the room's frames withheld until it is.
+    func dispatch(_ effects: [Effect], in host: RoomHost, arrival: Moment) {
+        var everyone = false
+        var offered = 0
+        for effect in effects {
+            switch effect {
+            case let .commit(commit):
+                everyone = true
+                offered += 1
+                host.noteCommit(revision: commit.revision, arrival: arrival)
+                if storage != nil {
+                    let name = host.room.peer(commit.by)?.name ?? commit.by.rawValue
+                    unwritten.append(StoredCommit(room: host.room.id, commit, name: name, time: WallClock.milliseconds()))
+                    host.room.withholdFrames()
+                    withheld.insert(host.room.id)
+                }
+                log.debug("commit \(commit.control) rev=\(commit.revision) by=\(commit.by)")
+                oscCommit(commit, in: host)
+            case let .gesture(entry):
+                everyone = true
+                offered += 1
+                oscPreview(entry, in: host, at: arrival)
+            case .joined, .left:
+                everyone = true
+            case let .reject(reject):
+                metrics.rejects[reject.code, default: 0] += 1
+                if let connection = host.members[reject.to] {
+                    logReject(reject)
+                    arm(connection, at: arrival)
+                    if reject.code == .rateLimited { noteRateLimited(connection, at: arrival) }
+                } else if !isOSCWriter(reject.to, in: host) {
+                    logReject(reject) // an OSC writer's refusals are logged as its drops
+                }
+            case let .ack(client, _):
+                if let connection = host.members[client] { arm(connection, at: arrival) }
+            }
+        }
+        guard everyone else { return }
+        host.offered += offered
+        broadcast(in: host, at: arrival)
+    }
+}

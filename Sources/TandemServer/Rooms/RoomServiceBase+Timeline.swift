@@ -1,0 +1,74 @@
+import TandemCore
+import TandemStorage
+import TandemWire
+
+/// The session timeline as every kind of rooms reads it (docs/timeline.md):
+/// a room as it was at a logged revision, and the batch that restores it.
+extension RoomServiceBase {
+    /// The room at `revision`, after writing the commits still waiting (so
+    /// the log holds every revision the room has made).
+    func read(_ host: RoomHost, _ revision: Int, _ source: TimelineSource) -> Result<TimelineMoment, TimelineRefusal> {
+        writeCommits()
+        do {
+            let found = try source.readMoment(room: host.room.id, at: revision)
+            var rows = 0
+            if case let .found(moment) = found { rows = moment.logRowsRead }
+            metrics.timeline.note(.moment, rows: rows)
+            switch found {
+            case let .found(moment):
+                return .success(moment)
+            case let .unknown(last):
+                return .failure(TimelineRefusal(status: 400, code: .badValue,
+                                                message: "room '\(host.room.id)' has no revision \(revision): its timeline ends at \(last)"))
+            case let .pruned(first):
+                return .failure(TimelineRefusal(status: 410, code: .badValue,
+                                                message: "revision \(revision) was pruned from the log: the timeline starts at \(first)"))
+            }
+        } catch {
+            log.error("\(error)")
+            return .failure(TimelineRefusal(status: 500, code: nil, message: "the timeline could not be read"))
+        }
+    }
+
+    /// The batch that brings the room back to `moment`: every control's state
+    /// then, fitted to the schema now (the room leaves out gauges and any
+    /// control that takes no batches).
+    func restoreBatch(_ moment: TimelineMoment, in host: RoomHost) -> Batch {
+        var states: [String: ControlState] = [:]
+        for control in moment.controls(in: host.room.schema) { states[control.id] = control.state }
+        return Batch(origin: "restore \(moment.revision)", states: states)
+    }
+
+    /// `{"type":"restore","seq":n,"rev":R}` from a member: checked for order,
+    /// rate (`Room.restoreCost` messages' worth) and role first
+    /// (`Room.admitWrite`), so a refused restore costs no
+    /// read; then the past state is read and the batch applied through the
+    /// room like any message (`applyAdmitted`: holds, `busy`). When R cannot
+    /// be read the admitted message is refused `bad_value`.
+    func restore(_ client: ClientID, in host: RoomHost, seq: Int, revision: Int, at now: Moment) -> [Effect] {
+        let (admitted, gated) = host.room.admitWrite(client, seq: seq, cost: Room.restoreCost, at: now)
+        guard admitted else { return gated }
+        guard let source = timelineSource else {
+            return gated + host.room.refuse(client, seq: seq, code: .badValue,
+                                            message: "this server keeps state in memory (--data :memory:): there is no history to restore")
+        }
+        switch read(host, revision, source) {
+        case let .success(moment):
+            return gated + host.room.applyAdmitted(ClientMessage(seq: seq, .batch(restoreBatch(moment, in: host))), from: client, at: now)
+        case let .failure(refusal):
+            return gated + host.room.refuse(client, seq: seq, code: .badValue, message: refusal.message)
+        }
+    }
+}
+
+/// Why a revision cannot be read: the HTTP status, and the reject code a WebSocket gets.
+struct TimelineRefusal: Error {
+    var status: Int
+    /// `nil` for a storage failure (500).
+    var code: RejectCode?
+    var message: String
+
+    var answer: HTTPAnswer {
+        .json(status, problemBody(status == 500 ? "storage" : code?.rawValue ?? "bad_value", message))
+    }
+}
