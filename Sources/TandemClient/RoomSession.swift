@@ -50,12 +50,12 @@ public final class RoomSession: @unchecked Sendable {
     private var closedByUser = false
     private var welcomed = false
     private var failures = 0
-    /// The next token refresh, and the refresh under way (asking the provider, sending `auth`).
     /// Whether `open` has returned the current connection (so `opening` is set). The
     /// transport's thread may deliver its first events, even the welcome, before that:
     /// they wait in `early`, in order.
     private var opened = false
     private var early: [TransportEvent] = []
+    /// The next token refresh, and the refresh under way (asking the provider, sending `auth`).
     private var refreshTimer: (any TransportTimer)?
     private var refreshTask: Task<Void, Never>?
     /// The reconnect waiting out its back-off, and the provider call of a reconnect.
