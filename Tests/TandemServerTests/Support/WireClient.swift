@@ -4,9 +4,11 @@ import Testing
 /// A JSON object from the wire.
 typealias JSONObject = [String: Any]
 
-/// A protocol-level client on a `RawWebSocket`: reads the welcome, numbers
-/// its messages with increasing `seq`, and waits for frames matching a condition.
-final class TandemClient {
+/// A raw protocol-level client for the server's tests, on a `RawWebSocket`:
+/// reads the welcome, numbers its messages with increasing `seq`, and waits for
+/// frames matching a condition. Frames are plain JSON objects, checked by the
+/// test; it is not the Swift client library (module TandemClient, `RoomSession`).
+final class WireClient {
     let socket: RawWebSocket
     /// The welcome frame.
     let welcome: JSONObject
