@@ -3,7 +3,7 @@ import TandemWire
 
 /// One control of a room, by id: its committed state, its changes, and writes.
 public struct ControlHandle: Sendable {
-    public let room: Room
+    public let room: RoomSession
     public let id: String
 
     /// The committed state (`nil` for an id the room does not have).

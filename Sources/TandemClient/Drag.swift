@@ -5,7 +5,7 @@ import TandemWire
 /// once. Positions are track fractions (0…1), as on the wire; each move is
 /// snapped locally with TandemCore's math, exactly as the server snaps it.
 public struct Drag: Sendable {
-    public let room: Room
+    public let room: RoomSession
     public let control: Control
     public let thumb: Thumb
 

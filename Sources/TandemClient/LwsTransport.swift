@@ -8,7 +8,7 @@ import CTandemShim
 /// service thread (started at its first use, ended when the last copy of the
 /// transport is gone): it services every connection the transport opens, runs
 /// the transport's timers (`schedule(after:_:)`) and the jobs of its task
-/// executor (`executor`). The room's token refresh and reconnect back-off are
+/// executor (`executor`). A session's token refresh and reconnect back-off are
 /// timed there, so they do not wait for a thread of Swift's cooperative pool.
 /// Other threads hand work over through a locked queue and `lws_cancel_service`.
 public struct LwsTransport: WebSocketTransport {

@@ -1,4 +1,4 @@
-/// Everything a room call can fail with: one case per server reject code,
+/// Everything a `RoomSession` call can fail with: one case per server reject code,
 /// plus the client's own failures.
 public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
     case badValue(String)
@@ -21,7 +21,7 @@ public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
     case refused(code: Int, reason: String)
     /// The connection dropped before the server acknowledged this step or gesture.
     case connectionLost
-    /// The room was closed by its owner (`Room.close()`).
+    /// The session was closed (`RoomSession.close()`).
     case closed
     case badURL(String)
     case transport(String)
@@ -50,7 +50,7 @@ public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
         case let .busy(holder, name, message): "busy: held by \(name ?? holder) (\(holder)): \(message)"
         case let .refused(code, reason): "refused with close \(code): \(reason)"
         case .connectionLost: "the connection was lost before the server acknowledged"
-        case .closed: "the room was closed"
+        case .closed: "the room session was closed"
         case let .badValue(m), let .unknownControl(m), let .unknownThumb(m), let .forbidden(m),
              let .rateLimited(m), let .readOnly(m), let .noGesture(m), let .badMessage(m),
              let .unauthorized(m), let .unavailable(m), let .outcomeUnknown(m), let .badURL(m), let .transport(m), let .protocolViolation(m): m

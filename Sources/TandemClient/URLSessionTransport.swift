@@ -1,7 +1,7 @@
 #if canImport(Darwin)
 import Foundation
 
-/// Apple platforms: URLSessionWebSocketTask, offering `tandem.v1`. The room's
+/// Apple platforms: URLSessionWebSocketTask, offering `tandem.v1`. A `RoomSession`'s
 /// timers and async work run on this transport's own serial Dispatch queue
 /// (not Swift's cooperative pool).
 public struct URLSessionTransport: WebSocketTransport {

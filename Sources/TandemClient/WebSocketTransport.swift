@@ -24,11 +24,11 @@ public protocol TransportTimer: Sendable {
     func cancel()
 }
 
-/// Opens WebSocket connections speaking `tandem.v1`. The room only needs this
+/// Opens WebSocket connections speaking `tandem.v1`. A `RoomSession` needs only this
 /// much, so that libwebsockets (Linux) and URLSessionWebSocketTask (Apple
 /// platforms) sit behind one small seam.
 ///
-/// The transport is also the room's clock: its token refresh, its reconnect
+/// The transport is also the session's clock: its token refresh, its reconnect
 /// back-off and its calls of the token provider run where the transport says
 /// (`schedule(after:_:)`, `executor`), never on a `Task.sleep` of Swift's
 /// cooperative thread pool, so that a pool kept busy by the application (or by
@@ -45,7 +45,7 @@ public protocol WebSocketTransport: Sendable {
     /// that thread with the transport's I/O.
     func schedule(after seconds: Double, _ action: @escaping @Sendable () -> Void) -> any TransportTimer
 
-    /// The executor the room's async work prefers (`Task(executorPreference:)`):
+    /// The executor the session's async work prefers (`Task(executorPreference:)`):
     /// asking the token provider for a token and sending it. Backed by the same
     /// thread as `schedule(after:_:)`.
     @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)

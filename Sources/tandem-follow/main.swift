@@ -29,7 +29,7 @@ func say(_ line: String) {
 }
 let token = ProcessInfo.processInfo.environment["TANDEM_TOKEN"]
 do {
-    let room = try await TandemClient.connect(arguments[1], name: arguments.count > 2 ? arguments[2] : "follower", token: token)
+    let room = try await RoomSession.connect(arguments[1], name: arguments.count > 2 ? arguments[2] : "follower", token: token)
     for control in room.schema?.controls ?? [] {
         say("\(control.id) = \(room.state(of: control.id).map(show) ?? "?")")
     }

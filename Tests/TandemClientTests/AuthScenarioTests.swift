@@ -36,7 +36,7 @@ struct AuthScenarioTests {
         let server = try ServerProcess.start(["--auth-secret-file", secretFile.path, "--auth-leeway", "0"])
         defer { _ = server.stop() }
         let provider = Provider(secret: secret, lifetime: 5)
-        let room = try await TandemClient.connect(roomURL(server), tokenProvider: { provider.token() })
+        let room = try await RoomSession.connect(roomURL(server), tokenProvider: { provider.token() })
         defer { room.close() }
         let events = Collector(room.events)
         #expect(room.currentRole == "editor")
@@ -58,7 +58,7 @@ struct AuthScenarioTests {
         let minter = TokenMinter(secret: Array(secret.utf8))
         let token = minter.mint(Claims(subject: "v", name: "Vera", rooms: .all, role: .viewer,
                                        expires: Date().timeIntervalSince1970 + 60))
-        let room = try await TandemClient.connect(roomURL(server), token: token)
+        let room = try await RoomSession.connect(roomURL(server), token: token)
         defer { room.close() }
         #expect(room.currentRole == "viewer")
         await #expect { try await room.control("gain").set(0.2) } throws: { error in
@@ -72,7 +72,7 @@ struct AuthScenarioTests {
         let server = try ServerProcess.start(["--auth-secret-file", secretFile.path])
         defer { _ = server.stop() }
         let wrong = Provider(secret: String(repeating: "other-", count: 7), lifetime: 60)
-        await #expect { _ = try await TandemClient.connect(roomURL(server), token: wrong.token()) } throws: { error in
+        await #expect { _ = try await RoomSession.connect(roomURL(server), token: wrong.token()) } throws: { error in
             if case .refused(code: 4401, _) = error as? TandemError { true } else { false }
         }
     }

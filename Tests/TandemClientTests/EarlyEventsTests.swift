@@ -42,7 +42,7 @@ import TandemClient
     func aWelcomeBeforeOpenReturnsStillConnects() async throws {
         let server = try ServerProcess.start()
         defer { _ = server.stop() }
-        let room = try await TandemClient.connect(roomURL(server), name: "Ann", transport: LateOpenTransport())
+        let room = try await RoomSession.connect(roomURL(server), name: "Ann", transport: LateOpenTransport())
         defer { room.close() }
         // Before the fix the room had no connection to write to: this set waited for ever.
         try await room.control("gain").set(0.25)

@@ -32,14 +32,14 @@ struct PoolStarvationTests {
         defer { _ = server.stop() }
         let lifetime = 3.0
         let provider = AuthScenarioTests.Provider(secret: secret, lifetime: lifetime)
-        let room = try await TandemClient.connect(roomURL(server), tokenProvider: { provider.token() })
+        let room = try await RoomSession.connect(roomURL(server), tokenProvider: { provider.token() })
         defer { room.close() }
         let expiry = Date().addingTimeInterval(lifetime)
         // A second room behind a proxy, whose connection is cut while the pool is held.
         let proxy = try TCPProxy(upstream: server.port)
         defer { proxy.stop() }
         let patient = AuthScenarioTests.Provider(secret: secret, lifetime: 600)
-        let other = try await TandemClient.connect("ws://127.0.0.1:\(proxy.port)/rooms/demo", tokenProvider: { patient.token() })
+        let other = try await RoomSession.connect("ws://127.0.0.1:\(proxy.port)/rooms/demo", tokenProvider: { patient.token() })
         defer { other.close() }
         let first = room.client
         let otherFirst = other.client

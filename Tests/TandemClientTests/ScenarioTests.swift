@@ -11,7 +11,7 @@ struct ScenarioTests {
     @Test func scenario1Connect() async throws {
         let server = try ServerProcess.start()
         defer { _ = server.stop() }
-        let room = try await TandemClient.connect(roomURL(server), name: "Ann")
+        let room = try await RoomSession.connect(roomURL(server), name: "Ann")
         defer { room.close() }
         #expect(room.schema?.controls.map(\.id) == ["size", "blanks", "color", "gain", "bpm"])
         #expect(room.control("gain").value == 0.5)
@@ -25,15 +25,15 @@ struct ScenarioTests {
         let server = try ServerProcess.start()
         defer { _ = server.stop() }
         await #expect(throws: TandemError.refused(code: 4404, reason: "unknown room")) {
-            _ = try await TandemClient.connect(roomURL(server, "nowhere"))
+            _ = try await RoomSession.connect(roomURL(server, "nowhere"))
         }
     }
 
     @Test func scenario2Watch() async throws {
         let server = try ServerProcess.start()
         defer { _ = server.stop() }
-        let ann = try await TandemClient.connect(roomURL(server), name: "Ann")
-        let bob = try await TandemClient.connect(roomURL(server), name: "Bob")
+        let ann = try await RoomSession.connect(roomURL(server), name: "Ann")
+        let bob = try await RoomSession.connect(roomURL(server), name: "Bob")
         defer { ann.close(); bob.close() }
         let seen = Collector(ann.control("gain").changes)
         let everything = Collector(bob.changes)
@@ -52,7 +52,7 @@ struct ScenarioTests {
     @Test func scenario3Set() async throws {
         let server = try ServerProcess.start()
         defer { _ = server.stop() }
-        let room = try await TandemClient.connect(roomURL(server), name: "Ann")
+        let room = try await RoomSession.connect(roomURL(server), name: "Ann")
         defer { room.close() }
         try await room.control("gain").set(0.123)
         // Clamped then snapped to the step, as the server does; current once acked.
@@ -81,8 +81,8 @@ struct ScenarioTests {
     @Test func scenario4Gesture() async throws {
         let server = try ServerProcess.start()
         defer { _ = server.stop() }
-        let ann = try await TandemClient.connect(roomURL(server), name: "Ann")
-        let bob = try await TandemClient.connect(roomURL(server), name: "Bob")
+        let ann = try await RoomSession.connect(roomURL(server), name: "Ann")
+        let bob = try await RoomSession.connect(roomURL(server), name: "Bob")
         defer { ann.close(); bob.close() }
         let seen = Collector(bob.control("size").changes)
         let ghosts = Collector(bob.ghosts)
@@ -107,8 +107,8 @@ struct ScenarioTests {
     @Test func scenario5Busy() async throws {
         let server = try ServerProcess.start()
         defer { _ = server.stop() }
-        let ann = try await TandemClient.connect(roomURL(server), name: "Ann")
-        let bob = try await TandemClient.connect(roomURL(server), name: "Bob")
+        let ann = try await RoomSession.connect(roomURL(server), name: "Ann")
+        let bob = try await RoomSession.connect(roomURL(server), name: "Bob")
         defer { ann.close(); bob.close() }
         let drag = try await ann.control("gain").drag()
         drag.move(to: 0.8)
@@ -136,8 +136,8 @@ struct ScenarioTests {
         defer { _ = server.stop() }
         let proxy = try TCPProxy(upstream: server.port)
         defer { proxy.stop() }
-        let ann = try await TandemClient.connect("ws://127.0.0.1:\(proxy.port)/rooms/demo", name: "Ann")
-        let bob = try await TandemClient.connect(roomURL(server), name: "Bob")
+        let ann = try await RoomSession.connect("ws://127.0.0.1:\(proxy.port)/rooms/demo", name: "Ann")
+        let bob = try await RoomSession.connect(roomURL(server), name: "Bob")
         defer { ann.close(); bob.close() }
         let seen = Collector(ann.changes)
         let events = Collector(ann.events)
@@ -171,7 +171,7 @@ struct ScenarioTests {
         let first = #"{"id":"lab","title":"Lab","controls":[{"id":"cutoff","type":"slider","label":"Cutoff","min":0,"max":1}]}"#
         let (created, body) = try await http("POST", server, "/api/rooms", body: first)
         #expect((200..<300).contains(created), "\(body)")
-        let room = try await TandemClient.connect(roomURL(server, "lab"), name: "Ann")
+        let room = try await RoomSession.connect(roomURL(server, "lab"), name: "Ann")
         defer { room.close() }
         let events = Collector(room.events)
         #expect(room.schema?.controls.map(\.id) == ["cutoff"])
@@ -191,7 +191,7 @@ struct ScenarioTests {
         defer { try? FileManager.default.removeItem(atPath: file) }
         var server = try ServerProcess.start(["--data", file])
         let port = server.port
-        let room = try await TandemClient.connect(roomURL(server), name: "Ann")
+        let room = try await RoomSession.connect(roomURL(server), name: "Ann")
         defer { room.close() }
         let events = Collector(room.events)
         let writer = Task { () -> [Double] in

@@ -97,9 +97,9 @@ func threadID() -> String {
     return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self).split(separator: "/").last.map(String.init) ?? "?"
 }
 
-/// The room and its transport's thread.
-@Suite struct RoomClockTests {
-    @Test func aRoomNobodyHoldsEndsItsTransportsThread() async throws {
+/// A `RoomSession` and its transport's thread.
+@Suite struct RoomSessionClockTests {
+    @Test func aSessionNobodyHoldsEndsItsTransportsThread() async throws {
         let server = try ServerProcess.start()
         defer { _ = server.stop() }
         var transport: LwsTransport? = LwsTransport()
@@ -108,7 +108,7 @@ func threadID() -> String {
             _ = transport?.schedule(after: 0) { log.note("timer"); done.resume() }
         }
         let thread = log.threads.first ?? ""
-        var room: Room? = try await TandemClient.connect(roomURL(server), name: "Ann", transport: transport)
+        var room: RoomSession? = try await RoomSession.connect(roomURL(server), name: "Ann", transport: transport)
         transport = nil
         try await room?.control("gain").set(0.3)
         #expect(FileManager.default.fileExists(atPath: "/proc/self/task/\(thread)"))
@@ -117,11 +117,11 @@ func threadID() -> String {
                 "thread \(thread) still runs")
     }
 
-    @Test func aTimerOnTheServiceThreadMayCloseTheRoom() async throws {
+    @Test func aTimerOnTheServiceThreadMayCloseTheSession() async throws {
         let server = try ServerProcess.start()
         defer { _ = server.stop() }
         let transport = LwsTransport()
-        let room = try await TandemClient.connect(roomURL(server), name: "Ann", transport: transport)
+        let room = try await RoomSession.connect(roomURL(server), name: "Ann", transport: transport)
         let log = TransportClockTests.Log()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             _ = transport.schedule(after: 0) {
@@ -202,8 +202,8 @@ func threadID() -> String {
         let server = try ServerProcess.start()
         defer { _ = server.stop() }
         let transport = LwsTransport()
-        let ann = try await TandemClient.connect(roomURL(server), name: "Ann", transport: transport)
-        let bob = try await TandemClient.connect(roomURL(server), name: "Bob", transport: transport)
+        let ann = try await RoomSession.connect(roomURL(server), name: "Ann", transport: transport)
+        let bob = try await RoomSession.connect(roomURL(server), name: "Bob", transport: transport)
         defer { ann.close(); bob.close() }
         let seen = Collector(bob.control("gain").changes)
         try await ann.control("gain").set(0.25)

@@ -17,7 +17,7 @@ struct CloseCodeTests {
     func binaryFrame() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
-        let client = try TandemClient(port: server.port)
+        let client = try WireClient(port: server.port)
         try client.socket.send(binary: Array("{\"type\":\"step\",\"seq\":1,\"control\":\"size\",\"by\":1}".utf8))
         let closed = try client.waitForClose()
         #expect(closed.code == 1003)
@@ -27,7 +27,7 @@ struct CloseCodeTests {
     func oversizedMessage() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
-        let client = try TandemClient(port: server.port)
+        let client = try WireClient(port: server.port)
         let prefix = "{\"type\":\"step\",\"seq\":1,\"control\":\"size\",\"by\":1,\"pad\":\""
         let text = prefix + String(repeating: "x", count: 5000 - prefix.utf8.count - 2) + "\"}"
         #expect(text.utf8.count == 5000)
@@ -40,7 +40,7 @@ struct CloseCodeTests {
     func maxFrameFlag() throws {
         let server = try ServerProcess.start(["--max-frame", "8192"])
         defer { server.kill() }
-        let client = try TandemClient(port: server.port)
+        let client = try WireClient(port: server.port)
         let prefix = "{\"type\":\"step\",\"seq\":1,\"control\":\"size\",\"by\":1,\"pad\":\""
         let text = prefix + String(repeating: "x", count: 5000 - prefix.utf8.count - 2) + "\"}"
         try client.socket.send(text: text)

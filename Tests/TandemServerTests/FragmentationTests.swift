@@ -8,8 +8,8 @@ struct FragmentationTests {
     func threeFragments() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
-        let mover = try TandemClient(port: server.port)
-        let watcher = try TandemClient(port: server.port)
+        let mover = try WireClient(port: server.port)
+        let watcher = try WireClient(port: server.port)
         let message = "{\"type\":\"drag\",\"seq\":1,\"control\":\"gain\",\"phase\":\"begin\",\"dx\":0.25}"
         let bytes = Array(message.utf8)
         let cut1 = bytes.count / 3, cut2 = 2 * bytes.count / 3

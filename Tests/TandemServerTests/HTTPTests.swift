@@ -12,7 +12,7 @@ struct HTTPTests {
         #expect(health.status == 200)
         #expect(health.text.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
 
-        let client = try TandemClient(port: server.port)
+        let client = try WireClient(port: server.port)
         _ = client
         let metrics = try HTTPClient.get(port: server.port, "/metrics")
         #expect(metrics.status == 200)
@@ -36,7 +36,7 @@ struct HTTPTests {
     func putCommits() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
-        let client = try TandemClient(port: server.port)
+        let client = try WireClient(port: server.port)
         let response = try HTTPClient.put(port: server.port, "/api/rooms/demo/controls/gain", json: "{\"value\":0.25}")
         #expect(response.status == 200, "body: \(response.text)")
         #expect(response.headers["content-type"]?.hasPrefix("application/json") == true)

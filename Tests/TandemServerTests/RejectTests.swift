@@ -5,7 +5,7 @@ import Testing
 @Suite("Rejects over the wire")
 struct RejectTests {
     /// Sends a harmless valid message and expects it acked: the connection is still open and working.
-    private func expectStillOpen(_ client: TandemClient, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectStillOpen(_ client: WireClient, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let seq = try client.send(["type": "step", "control": "size", "by": 0])
         let update = try client.waitForAck(seq)
         #expect((update["ack"] as? NSNumber)?.intValue == seq, sourceLocation: sourceLocation)
@@ -14,7 +14,7 @@ struct RejectTests {
     private func isReject(_ frame: JSONObject) -> Bool { frame["type"] as? String == "reject" }
 
     /// The reject for `seq` comes before any update carrying its ack (Tandem's decisions, Messages).
-    private func expectNoAckBefore(_ seq: Int, _ client: TandemClient, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectNoAckBefore(_ seq: Int, _ client: WireClient, sourceLocation: SourceLocation = #_sourceLocation) {
         let early = client.received.dropLast().filter { ($0["ack"] as? NSNumber)?.intValue ?? 0 >= seq }
         #expect(early.isEmpty, "ack \(seq) arrived before its reject: \(early.map(describe))", sourceLocation: sourceLocation)
     }
@@ -23,8 +23,8 @@ struct RejectTests {
     func busyNamesHolder() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
-        let a = try TandemClient(port: server.port)
-        let b = try TandemClient(port: server.port)
+        let a = try WireClient(port: server.port)
+        let b = try WireClient(port: server.port)
         try a.waitForAck(try a.drag("gain", nil, "begin"))
         let seq = try b.drag("gain", nil, "begin")
         let reject = try b.waitFor("a reject", isReject)
@@ -41,7 +41,7 @@ struct RejectTests {
     func unknownControl() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
-        let client = try TandemClient(port: server.port)
+        let client = try WireClient(port: server.port)
         let seq = try client.drag("nope", nil, "begin")
         let reject = try client.waitFor("a reject", isReject)
         #expect(reject["code"] as? String == "unknown_control")
@@ -54,7 +54,7 @@ struct RejectTests {
     func notJSON() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
-        let client = try TandemClient(port: server.port)
+        let client = try WireClient(port: server.port)
         try client.socket.send(text: "not json")
         let reject = try client.waitFor("a reject", isReject)
         #expect(reject["code"] as? String == "bad_message")

@@ -10,8 +10,8 @@ struct ShutdownTests {
     func sigtermClosesWith1001() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
-        let a = try TandemClient(port: server.port)
-        let b = try TandemClient(port: server.port)
+        let a = try WireClient(port: server.port)
+        let b = try WireClient(port: server.port)
         server.terminate()
         let closedA = try a.waitForClose(timeout: 30)
         let closedB = try b.waitForClose(timeout: 30)

@@ -23,7 +23,7 @@ private struct Mover {
     var control: String
     var thumb: String?
     var finalDx: Double
-    var client: TandemClient
+    var client: WireClient
 
     var key: String { thumb.map { "\(control).\($0)" } ?? control }
 }
@@ -48,7 +48,7 @@ struct SlowReaderTests {
         let server = try ServerProcess.start()
         defer { server.kill() }
 
-        let slow = try TandemClient(port: server.port, name: "slow", receiveBuffer: 4096)
+        let slow = try WireClient(port: server.port, name: "slow", receiveBuffer: 4096)
         let plan: [(String, String?, Double)] = [
             ("gain", nil, -0.25), ("size", nil, 0.5),
             ("color", "red", 0.8), ("color", "green", -0.4), ("color", "blue", 0.4),
@@ -57,7 +57,7 @@ struct SlowReaderTests {
         var movers: [Mover] = []
         for (control, thumb, finalDx) in plan {
             movers.append(Mover(control: control, thumb: thumb, finalDx: finalDx,
-                                client: try TandemClient(port: server.port, name: "mover")))
+                                client: try WireClient(port: server.port, name: "mover")))
         }
         // Each mover reads its peers' joins so the setup is quiet before measuring.
         let lastID = movers.last!.client.id

@@ -8,8 +8,8 @@ struct TwoClientDragTests {
     func previewThenCommit() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
-        let a = try TandemClient(port: server.port, name: "A")
-        let b = try TandemClient(port: server.port, name: "B")
+        let a = try WireClient(port: server.port, name: "A")
+        let b = try WireClient(port: server.port, name: "B")
 
         try a.drag("blanks", "upper", "begin")
         // upper starts at 1 (position 1/9); dx 0.25 → round((1/9 + 0.25) * 9) = round(3.25) = 3.

@@ -15,7 +15,7 @@ struct WelcomeTests {
     func demoWelcome() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
-        let client = try TandemClient(port: server.port, name: "Ann")
+        let client = try WireClient(port: server.port, name: "Ann")
         #expect(client.socket.handshake.headers["sec-websocket-protocol"] == "tandem.v1")
         let welcome = client.welcome
 
@@ -59,8 +59,8 @@ struct WelcomeTests {
     func secondWelcomeListsBoth() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
-        let ann = try TandemClient(port: server.port, name: "Ann")
-        let ben = try TandemClient(port: server.port, name: "Ben")
+        let ann = try WireClient(port: server.port, name: "Ann")
+        let ben = try WireClient(port: server.port, name: "Ben")
         let peers = objects(ben.welcome, "peers")
         #expect(peers.map { $0["client"] as? String } == [ann.id, ben.id])
         #expect(peers.map { $0["name"] as? String } == ["Ann", "Ben"])
@@ -74,11 +74,11 @@ struct WelcomeTests {
     func namesAreCleaned() throws {
         let server = try ServerProcess.start()
         defer { server.kill() }
-        let spaced = try TandemClient(port: server.port, name: "  Ann Lee  ")
-        let nameless = try TandemClient(port: server.port)
-        let long = try TandemClient(port: server.port, name: String(repeating: "x", count: 70))
+        let spaced = try WireClient(port: server.port, name: "  Ann Lee  ")
+        let nameless = try WireClient(port: server.port)
+        let long = try WireClient(port: server.port, name: String(repeating: "x", count: 70))
         let peers = objects(long.welcome, "peers")
-        func name(_ client: TandemClient) -> String? {
+        func name(_ client: WireClient) -> String? {
             peers.first { $0["client"] as? String == client.id }?["name"] as? String
         }
         #expect(name(spaced) == "Ann Lee")

@@ -2,14 +2,17 @@ import Foundation
 import TandemCore
 import TandemWire
 
-/// A joined room: the committed state of every control, always current,
-/// changes as `AsyncStream`s, and writes that return once acknowledged.
+/// This client's membership of one room, kept across reconnects: the committed
+/// state of every control, always current, changes as `AsyncStream`s, and
+/// writes that return once acknowledged. Made by
+/// `let room = try await RoomSession.connect(url, name: "trainer")`.
+/// (TandemCore's `Room` is the room engine the server runs; this is one client's view of a room.)
 /// Thread-safe: every field below `lock` is touched only under it (transport
 /// events arrive on the transport's thread). Its timers (the token refresh, the
 /// reconnect back-off) are the transport's (`WebSocketTransport.schedule`) and
 /// its async work (the token provider, `auth`) prefers the transport's
 /// executor: none of it waits for a thread of Swift's cooperative pool.
-public final class Room: @unchecked Sendable {
+public final class RoomSession: @unchecked Sendable {
     /// A write waiting for its ack (or its reject).
     struct Pending {
         var fields: [JSONMember]
@@ -47,12 +50,12 @@ public final class Room: @unchecked Sendable {
     private var closedByUser = false
     private var welcomed = false
     private var failures = 0
-    /// The next token refresh, and the refresh under way (asking the provider, sending `auth`).
     /// Whether `open` has returned the current connection (so `opening` is set). The
     /// transport's thread may deliver its first events, even the welcome, before that:
     /// they wait in `early`, in order.
     private var opened = false
     private var early: [TransportEvent] = []
+    /// The next token refresh, and the refresh under way (asking the provider, sending `auth`).
     private var refreshTimer: (any TransportTimer)?
     private var refreshTask: Task<Void, Never>?
     /// The reconnect waiting out its back-off, and the provider call of a reconnect.
@@ -69,7 +72,7 @@ public final class Room: @unchecked Sendable {
     }
 
     deinit {
-        // A room nobody holds stops its connection (and its transport, when it was the room's own).
+        // A session nobody holds stops its connection (and its transport, when it was the session's own).
         refreshTimer?.cancel()
         refreshTask?.cancel()
         reconnectTimer?.cancel()
