@@ -17,7 +17,7 @@ docs block sets tandem's server CPU per frame against it (goal ≤ 1.3×).
     .venv/bin/python bench/run.py                     # everything, 3 runs each
     .venv/bin/python bench/run.py --quick --only S1   # a smoke: 1 run of 3 s
 
-See docs/benchmarks.md. The pure parts (medians, tables, ratios, the docs block)
+See bench/README.md. The pure parts (medians, tables, ratios, the docs block)
 are tested by pytests/integration/test_bench_runner.py without any server.
 """
 from __future__ import annotations
