@@ -1,4 +1,4 @@
-"""`make bench-cluster`: what scale-out costs and how it fails over (issue 14).
+"""`make bench-cluster`: what scale-out costs and how it fails over.
 
 Two measurements, each against a fresh Redis and fresh `tandem --redis` nodes:
 
@@ -34,7 +34,7 @@ Two measurements, each against a fresh Redis and fresh `tandem --redis` nodes:
 
 Pinning (two cores): Redis and every node on core 0, the generator (or this
 script's WebSocket clients) on core 1, as `make bench` pins server and
-generator. See bench/README.md and docs/benchmarks.md ("Scale-out").
+generator. See docs/benchmarks.md ("`make bench-cluster`" and "Scale-out").
 
     .venv/bin/python bench/cluster.py                 # 3 runs of each configuration, 20 kills
     .venv/bin/python bench/cluster.py --quick         # 1 run of 3 s, 3 kills
@@ -784,7 +784,7 @@ async def failover(a: argparse.Namespace, tmp: Path) -> dict:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description="Scale-out (issue 14): the relay hop and failover, measured.")
+    p = argparse.ArgumentParser(description="Scale-out: the relay hop and failover, measured.")
     p.add_argument("--only", choices=("relay", "failover"), help="one of the two measurements (default both)")
     p.add_argument("--runs", type=int, help="runs of each relay configuration (default 3; --quick 1)")
     p.add_argument("--duration", type=float, help="measured seconds per relay run (default 10; --quick 3)")

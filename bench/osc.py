@@ -1,4 +1,4 @@
-"""`make bench-osc`: how long a WebSocket commit takes to reach an OSC receiver (issue 15).
+"""`make bench-osc`: how long a WebSocket commit takes to reach an OSC receiver.
 
 Per run: a fresh release `tandem` pinned to core 0 with `--osc-send
 udp://127.0.0.1:PORT`, PORT being a UDP socket of this script; a probe (a
@@ -30,8 +30,8 @@ Per run p50/p99/max, counts; per configuration the median of the runs. Runs last
 (make bench's are 10 s): some 380 sets per loaded run, so that a run's p99 is not
 simply its second-largest sample.
 Results in --out (default bench/results/osc/): osc.json, osc.md, each
-generator report and output, each server log. See bench/README.md and
-docs/benchmarks.md ("OSC bridge (issue 15)").
+generator report and output, each server log. See docs/benchmarks.md
+("`make bench-osc`" and "OSC bridge").
 
     python3 bench/osc.py                  # 3 runs of each configuration, 20 s each
     python3 bench/osc.py --quick          # 1 run of 3 s
@@ -595,7 +595,7 @@ def choices(text: str, allowed: tuple[str, ...], flag: str) -> list[str]:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description="OSC bridge (issue 15): WebSocket commit to OSC datagram, measured.")
+    p = argparse.ArgumentParser(description="OSC bridge: WebSocket commit to OSC datagram, measured.")
     p.add_argument("--storage", default=",".join(STORAGES), type=lambda t: choices(t, STORAGES, "--storage"),
                    help="memory,sqlite (default both)")
     p.add_argument("--load", default=",".join(LOADS), type=lambda t: choices(t, LOADS, "--load"),

@@ -18,7 +18,7 @@ docs block sets tandem's server CPU per frame against it (goal ≤ 1.3×).
     .venv/bin/python bench/run.py --quick --only S1   # a smoke: 1 run of 3 s
 
 See bench/README.md. The pure parts (medians, tables, ratios, the docs block)
-are tested by tests/integration/test_bench_runner.py without any server.
+are tested by pytests/integration/test_bench_runner.py without any server.
 """
 from __future__ import annotations
 
@@ -81,10 +81,11 @@ CASES: tuple[Case, ...] = (
     Case("S1", "S1", "S1: 200 receivers × 4 draggers × 60 Hz",
          ("--clients", "204", "--draggers", "4", "--hz", "60")),
     Case("S2", "S2", "S2: 1,000 receivers × 4 draggers × 60 Hz", LOAD_S2),
-    # Not in the issue: at 1,000 receivers the generator (one core, lws' client)
-    # is at its ceiling here, so S2's runs tend to be invalid; half the room is
-    # the largest S2-shaped load it measures validly, for a fair comparison.
-    Case("S2h", "S2h", "S2h (reference, not in the issue): S2 at half size, 500 receivers × 4 draggers × 60 Hz",
+    # A reference with no target: at 1,000 receivers the generator (one core,
+    # lws' client) is at its ceiling here, so S2's runs tend to be invalid; half
+    # the room is the largest S2-shaped load it measures validly, for a fair
+    # comparison.
+    Case("S2h", "S2h", "S2h (a reference, no target): S2 at half size, 500 receivers × 4 draggers × 60 Hz",
          ("--clients", "504", "--draggers", "4", "--hz", "60")),
     Case("S3-5000", "S3", "S3: idle memory, 5,000 connections",
          ("--idle", "--clients", "5000"), needs=("--idle",), idle=True),
@@ -175,7 +176,7 @@ def _scaled(x: Any, factor: float) -> float | None:
 
 
 def metrics(report: dict) -> dict[str, float | None]:
-    """The numbers the tables show, from one JSON report (see bench/README.md)."""
+    """The numbers the tables show, from one JSON report (docs/benchmarks.md, "Its report")."""
     ms = 1e-6
     m: dict[str, float | None] = {
         "delivered_pct": _scaled(_get(report, "updates", "deliveredShare"), 100),
@@ -296,7 +297,7 @@ def ratio_text(label: str, peer: str, tandem_value: float | None, peer_value: fl
     return f"{label}: {peer} / tandem = {f_ratio(peer_value / tandem_value)}"
 
 
-# -- targets (the issue's): judged on the medians of passing runs
+# -- targets (S2, S3, S4): judged on the medians of passing runs
 
 
 def target_s2(m: dict) -> tuple[bool, list[str]]:
@@ -459,7 +460,7 @@ def runs_table(rows: list[Row]) -> list[str]:
 FLOOR_SOURCE = ROOT / "bench" / "send_floor.c"
 FLOOR_CASES = ("S2h", "S1")  # fan-out loads whose per-frame cost is set against the floor (S2h: the goal)
 FLOOR_ROUND_MS = 12          # the server's fan-out period
-FLOOR_GOAL = 1.3             # issue 13: per-frame cost ≤ 1.3× the floor
+FLOOR_GOAL = 1.3             # the fan-out goal: per-frame cost ≤ 1.3× the floor
 
 
 @dataclass

@@ -1,7 +1,7 @@
 import TandemCore
 
 /// A `POST /api/rooms` body, read once: the schema it will create or replace
-/// and, from that same schema, the room a token must cover (issue 22).
+/// and, from that same schema, the room a token must cover.
 ///
 /// Before, the room to authorise came from a first parse of the body's
 /// `"id"` and the room applied from `SchemaDecoder`, and the two disagreed

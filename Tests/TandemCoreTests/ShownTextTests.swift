@@ -1,7 +1,7 @@
 import Testing
 @testable import TandemCore
 
-/// One notion of equal text (issue 22): shown texts in NFC without bidi
+/// One notion of equal text: shown texts in NFC without bidi
 /// controls, capped in characters and in bytes.
 @Suite("Shown text")
 struct ShownTextTests {

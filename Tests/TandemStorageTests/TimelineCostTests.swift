@@ -3,7 +3,7 @@ import TandemCore
 import TandemTestSupport
 @testable import TandemStorage
 
-/// The cost of a past state (issue 22, Medium 9): a read replays a bounded
+/// The cost of a past state: a read replays a bounded
 /// number of log rows after its snapshot, however long the log and however
 /// many rows its revisions log (a batch logs one per control).
 @Suite("Storage timeline cost")

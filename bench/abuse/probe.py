@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Replays the second hostile probe's cheap requests (issue 22) against a real
+"""Replays the second hostile probe's cheap requests against a real
 `tandem` and prints what a bystander saw meanwhile: a second client's ack
 round trips (a `step` by 0 every 20 ms on a WebSocket opened before) and
 `/healthz` on a fresh connection every 50 ms, as p50 / p99 / max and how many

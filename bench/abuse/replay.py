@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Replays issue 10's resource abuses at full size against a real `tandem`
-and prints what /healthz, the server's CPU, memory and log did meanwhile.
+"""Replays the resource abuses of the attacker's list (docs/security.md) at
+full size against a real `tandem` and prints what /healthz, the server's CPU,
+memory and log did meanwhile.
 
     python3 bench/abuse/replay.py burst   # 20,000 connects at once
     python3 bench/abuse/replay.py fdlimit # server under `ulimit -n 1024`, 3,000 sockets
@@ -8,7 +9,7 @@ and prints what /healthz, the server's CPU, memory and log did meanwhile.
     python3 bench/abuse/replay.py rooms   # 100,000 room creations
 
 Numbers, not pass/fail: the tests that assert the answers are in
-tests/integration/test_abuse_replay.py. See bench/abuse/README.md.
+pytests/integration/test_abuse_replay.py. See bench/abuse/README.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The timeline's cost, before/after (issue 22, High 2, High 3, Medium 9).
+"""The timeline's cost, before/after the work on the second hostile probe's
+findings about past moments, restores and a cluster's timeline.
 
     .venv/bin/python bench/timeline/cost.py BINARY [FLOOD] [flags…]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How fast the timeline reads a past revision of a long session (issue 11).
+"""How fast the timeline reads a past revision of a long session.
 
 Fills the demo room of a fresh server with N commits (default 100,000)
 through the HTTP API — PUTs of every demo control in turn, and a restore

@@ -6,8 +6,8 @@ import TandemWire
 // - the room `POST /api/rooms` authorises (`RoomBody.room`) is the room it
 //   applies, and both are the room the documented rule names, read here from
 //   the bare JSON: after a byte order mark, the last non-null "id", else the
-//   last non-null "room" (issue 22: a scoped admin left its rooms when a
-//   first parse and the decoder disagreed);
+//   last non-null "room" (a scoped admin once left its rooms when a first
+//   parse and the decoder disagreed);
 // - every shown text of the schema is clean (NFC, no bidi controls) and
 //   within its caps in characters and in bytes;
 // - a valid schema builds a `Room` whose initial states (committed and

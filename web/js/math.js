@@ -153,7 +153,7 @@ export function sliderPosition(value, min, max) {
   return (value - min) / (max - min);
 }
 
-// ---- significant digits, log scale (issue 11) ------------------------------
+// ---- significant digits, log scale ----------------------------------------
 
 /** value rounded to `digits` significant digits (half away from zero); 0, NaN and ±∞ pass through.
  *  Scaled by a power of ten that is exact (10^k with k ≥ 0, multiplied or divided), so 1234.5 to

@@ -1,6 +1,6 @@
 /// A definition's shown texts through `ShownText.clean` (NFC, no bidi
 /// controls), before anything compares, caps or stores them: a schema holds
-/// only clean text, so two spellings of one title are one schema (issue 22).
+/// only clean text, so two spellings of one title are one schema.
 extension RoomDefinition {
     func cleaned() -> RoomDefinition {
         var copy = self

@@ -4,7 +4,7 @@
 /// Why these numbers: a room is a screen of controls people share. 256
 /// controls is several screens; 120 characters is two lines of a heading; a
 /// snap with more than 1,000 positions is a slider. Without caps, 2,000 rooms
-/// with 60 KB titles made `GET /api/rooms` 120 MB (issue 10).
+/// with 60 KB titles made `GET /api/rooms` 120 MB (docs/security.md, "Room limits").
 public struct SchemaCaps: Sendable, Hashable {
     /// Controls per room.
     public var controls: Int

@@ -1,6 +1,6 @@
 /// One notion of equal text for everything people name and others read:
 /// room titles, control labels, units, groups, descriptions, snap labels and
-/// preset names (issue 22).
+/// preset names.
 ///
 /// `clean` puts text in Unicode Normalization Form C, so that two spellings a
 /// person cannot tell apart ("é" as one scalar or as "e" and a combining

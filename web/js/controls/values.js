@@ -1,4 +1,4 @@
-// How the issue-11 options show a value: `digits` (significant digits), `unit`,
+// How a control's display options show a value: `digits` (significant digits), `unit`,
 // log-scale ticks at decades, snap `labels`. Pure, tested under Node.
 
 import { formatSliderValue, withUnit } from "../format.js";
