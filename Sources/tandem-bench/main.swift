@@ -3,7 +3,7 @@ import Glibc
 #endif
 import TandemBench
 
-// tandem-bench: a load generator for any tandem.v1 server. See docs/bench.md.
+// tandem-bench: a load generator for any tandem.v1 server. See docs/benchmarks.md, "tandem-bench: the load generator".
 
 let flags: Flags
 do {
