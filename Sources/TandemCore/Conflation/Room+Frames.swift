@@ -1,7 +1,7 @@
 extension Room {
     /// Whether `client` has a frame waiting: a reject, an `ack` to send, or a change since its last frame.
     public func hasPendingFrame(for client: ClientID) -> Bool {
-        guard !withholdingFrames, let member = members[client] else { return false }
+        guard !withholdingFrames, let member = members[client], member.takesFrames else { return false }
         return !member.rejects.isEmpty || member.ackDirty || member.cursor < log.stamp
     }
 

@@ -98,6 +98,7 @@ extension Room {
 extension Member {
     /// This member's part in `round` (see `Room.share(of:for:)`).
     mutating func share(_ round: RoundUpdate, ownPeerChanged: Bool) -> RoundShare {
+        guard takesFrames else { return .nothing }
         guard rejects.isEmpty, !ackDirty, cursor == round.base, !ownPeerChanged else {
             return rejects.isEmpty && !ackDirty && cursor >= round.stamp ? .nothing : .own
         }

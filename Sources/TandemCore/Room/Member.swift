@@ -44,6 +44,11 @@ struct Member: Sendable {
     var holds: Set<Int> = []
     /// This client's own edits, to undo and redo.
     var history = EditHistory()
+    /// Whether it takes frames. A member that does not (an OSC writer, whose
+    /// answers are its effects) has no frame waiting, queues no rejects and
+    /// holds no departed peer in the log: nobody needs to read its frames
+    /// for the room to move on.
+    var takesFrames = true
 
     /// Takes `seq` as processed: it becomes the `ack` of the next frame.
     mutating func process(seq: Int) {
@@ -56,6 +61,7 @@ struct Member: Sendable {
     /// then the `ack` stops below it for good, so that it never stands for a
     /// refused message whose reject was not sent.
     mutating func queue(_ reject: Reject, limit: Int) {
+        guard takesFrames else { return }
         if rejects.count < limit {
             rejects.append(reject)
         } else {
@@ -74,7 +80,7 @@ struct Member: Sendable {
     /// waiting (the log's latest stamp is `stamp`); `nil` when it has none.
     /// (Mutating only so that callers reach it in place, without a copy.)
     mutating func pending(upTo stamp: UInt64) -> (cursor: UInt64, ack: Int, acked: Bool)? {
-        ackDirty || cursor < stamp ? (cursor, sentAck, ackDirty) : nil
+        takesFrames && (ackDirty || cursor < stamp) ? (cursor, sentAck, ackDirty) : nil
     }
 
     /// After an update up to `stamp` was assembled for it: its cursor moves

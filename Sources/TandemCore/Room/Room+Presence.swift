@@ -7,9 +7,14 @@ extension Room {
     /// people the newcomer joins quietly: nobody is told (no effect), it is
     /// only counted in `present`.
     ///
+    /// A member joined with `takesFrames: false` (an OSC writer) is a member
+    /// like any other for the room's rules, but is sent nothing: its answers
+    /// are the effects of what it does.
+    ///
     /// A view takes members only from its authority (`absorb`): there it
     /// changes nothing and returns the room's welcome without client fields.
-    public mutating func join(_ client: ClientID, name: String, role: Role = .editor, at now: Moment) -> (Welcome, [Effect]) {
+    public mutating func join(_ client: ClientID, name: String, role: Role = .editor, takesFrames: Bool = true,
+                              at now: Moment) -> (Welcome, [Effect]) {
         guard mode != .view else { return (welcome(for: nil), []) }
         var effects = expire(at: now)
         if members[client] != nil { effects += leave(client, at: now) }
@@ -27,6 +32,7 @@ extension Room {
         var member = Member(peer: peer, role: role, cursor: stamp, joinedAt: stamp, announced: announce,
                             bucket: TokenBucket(burst: limits.burst))
         member.presentSeen = present + 1
+        member.takesFrames = takesFrames
         members[client] = member
         if announce {
             announced.append(client)
@@ -105,13 +111,14 @@ extension Room {
     public var snapshot: Welcome { welcome(for: nil) }
 
     /// Drops departed peers every member has been told about, so the log stays
-    /// bounded by the people present; amortised over many departures. An
+    /// bounded by the people present; amortised over many departures (a
+    /// member that takes no frames is never told, and waits for nobody). An
     /// authority's members never take frames: there, a departure is told once
     /// a delta carried it (`publishDelta`). A view's remote peers are not its
     /// members and hold nothing back.
     mutating func forgetDeparted() {
         guard departed.count > 32 + members.count else { return }
-        let oldest = mode == .authority ? publishBase : members.values.map(\.cursor).min() ?? log.stamp
+        let oldest = mode == .authority ? publishBase : members.values.filter(\.takesFrames).map(\.cursor).min() ?? log.stamp
         for (client, _) in departed {
             if let stamp = log.stamp(of: .peer(client)), stamp <= oldest {
                 log.remove(.peer(client))

@@ -13,7 +13,7 @@ extension LocalRooms {
         } else {
             guard oscHasRoom(for: name, in: id, osc, from: source) else { return }
             writer = OSCBridge.Writer(client: osc.newClient(named: name, prefix: ""), name: name, lastWrite: now)
-            let (_, effects) = host.room.join(writer.client, name: name, role: .editor, at: now)
+            let (_, effects) = host.room.join(writer.client, name: name, role: .editor, takesFrames: false, at: now)
             throttled("osc-writer", .info, "osc: \(source) writes in room \(id) as \(writer.client) '\(name)'")
             dispatch(effects, in: host, arrival: now)
         }
@@ -28,8 +28,6 @@ extension LocalRooms {
             osc.metrics.applied += 1
         }
         dispatch(effects, in: host, arrival: now)
-        // A writer takes no frames: its place in the room's log moves on with the room.
-        _ = host.room.nextFrame(for: writer.client)
     }
 
     /// A writer leaves the room.
@@ -37,12 +35,8 @@ extension LocalRooms {
         dispatch(host.room.leave(writer.client, at: now), in: host, arrival: now)
     }
 
-    /// Whether a writer is still in its room (a replaced room lost its writers
-    /// with its members); while it is, its place in the room's log moves on
-    /// with the room (a writer takes no frames).
+    /// Whether a writer is still in its room (a replaced room lost its writers with its members).
     func oscWriterStays(_ writer: OSCBridge.Writer, host: RoomHost) -> Bool {
-        guard host.room.contains(writer.client) else { return false }
-        _ = host.room.nextFrame(for: writer.client)
-        return true
+        host.room.contains(writer.client)
     }
 }
