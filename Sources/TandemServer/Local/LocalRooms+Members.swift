@@ -60,19 +60,19 @@ extension LocalRooms {
         return effects + host.room.refuse(connection.client, seq: seq, code: .unauthorized, message: problem)
     }
 
-    /// Acts on a room's effects, counts and logs: an ack or a reject wakes its
-    /// one recipient at once; what everyone should see goes out by the room's
-    /// fan-out rounds (`broadcast(in:at:)`). A commit is written to the file
-    /// after the turn, the room's frames withheld until it is.
+    /// Acts on a room's effects: a commit is written to the file after the
+    /// turn (the room's frames withheld until it is) and offered to the OSC
+    /// bridge, a gesture entry too; then the outcome is routed like any
+    /// room's (`route`: acks and rejects wake their recipient, the rest goes
+    /// by the fan-out round).
     func dispatch(_ effects: [Effect], in host: RoomHost, arrival: Moment) {
-        var everyone = false
-        var offered = 0
+        var outcome = RoomOutcome()
         for effect in effects {
             switch effect {
             case let .commit(commit):
-                everyone = true
-                offered += 1
-                host.noteCommit(revision: commit.revision, arrival: arrival)
+                outcome.everyone = true
+                outcome.offered += 1
+                outcome.committed.append(commit.revision)
                 if storage != nil {
                     let name = host.room.peer(commit.by)?.name ?? commit.by.rawValue
                     unwritten.append(StoredCommit(room: host.room.id, commit, name: name, time: WallClock.milliseconds()))
@@ -82,26 +82,17 @@ extension LocalRooms {
                 log.debug("commit \(commit.control) rev=\(commit.revision) by=\(commit.by)")
                 oscCommit(commit, in: host)
             case let .gesture(entry):
-                everyone = true
-                offered += 1
+                outcome.everyone = true
+                outcome.offered += 1
                 oscPreview(entry, in: host, at: arrival)
             case .joined, .left:
-                everyone = true
+                outcome.everyone = true
             case let .reject(reject):
-                metrics.rejects[reject.code, default: 0] += 1
-                if let connection = host.members[reject.to] {
-                    logReject(reject)
-                    arm(connection, at: arrival)
-                    if reject.code == .rateLimited { noteRateLimited(connection, at: arrival) }
-                } else if !isOSCWriter(reject.to, in: host) {
-                    logReject(reject) // an OSC writer's refusals are logged as its drops
-                }
+                outcome.rejects.append(reject)
             case let .ack(client, _):
-                if let connection = host.members[client] { arm(connection, at: arrival) }
+                outcome.acked.append(client)
             }
         }
-        guard everyone else { return }
-        host.offered += offered
-        broadcast(in: host, at: arrival)
+        route(outcome, in: host, at: arrival)
     }
 }

@@ -195,8 +195,10 @@ extension ReplicatedRooms {
         react(to: delta, host: host, at: now)
     }
 
-    /// Wakes whoever a delta concerns: newcomers get their welcome, members
-    /// with an ack or a reject their frame at once, everyone else the next round.
+    /// Wakes whoever a delta concerns: newcomers get their welcome, writes
+    /// over HTTP their answer; then the outcome is routed like a local
+    /// room's (`route`: members with an ack or a reject get their frame at
+    /// once, everyone else the next round).
     private func react(to delta: RoomDelta, host: RoomHost, at now: Moment) {
         let epoch = cluster.replicas[host.room.id]?.viewEpoch ?? 0
         for admission in delta.admitted {
@@ -215,28 +217,23 @@ extension ReplicatedRooms {
         for reject in delta.rejects where reject.to == Cluster.apiClient {
             finishAPIWrite(reject.seq) { _ in .reject(reject) }
         }
+        var outcome = RoomOutcome()
         for ack in delta.acks {
             guard let connection = host.members[ack.client] else { continue }
             answered(connection, upTo: ack.seq, host: host)
-            arm(connection, at: now)
+            outcome.acked.append(ack.client)
         }
+        // Only this node's members' rejects: the delta carries every node's (this node's OSC
+        // writers' are counted as their drops, `oscReact`).
         for reject in delta.rejects {
             guard let connection = host.members[reject.to] else { continue }
             answered(connection, seq: reject.seq, host: host)
+            outcome.rejects.append(reject)
         }
-        for reject in delta.rejects {
-            guard let connection = host.members[reject.to] else { continue }
-            metrics.rejects[reject.code, default: 0] += 1
-            logReject(reject)
-            arm(connection, at: now)
-            if reject.code == .rateLimited { noteRateLimited(connection, at: now) }
-        }
-        let offered = delta.changes.count + delta.gestures.count
-        if offered > 0 || !delta.joined.isEmpty || !delta.left.isEmpty || delta.presenceRefreshed {
-            host.offered += offered
-            for change in delta.changes { host.noteCommit(revision: change.revision, arrival: now) }
-            broadcast(in: host, at: now)
-        }
+        outcome.offered = delta.changes.count + delta.gestures.count
+        outcome.committed = delta.changes.map(\.revision)
+        outcome.everyone = outcome.offered > 0 || !delta.joined.isEmpty || !delta.left.isEmpty || delta.presenceRefreshed
+        route(outcome, in: host, at: now) // RoomServiceBase+Routing.swift, as for local rooms
     }
 
     // MARK: housekeeping
