@@ -21,7 +21,7 @@ final class Connection {
     /// The welcome, until the first writable callback sends it.
     var welcome: [UInt8]?
     /// The room's `presets` list, when it changed since this member's last
-    /// one (and after the welcome): sent before its next update (Server+Presets.swift).
+    /// one (and after the welcome): sent before its next update (Rooms/RoomServiceBase+Presets.swift).
     var presets: [UInt8]?
     /// When the server first asked lws to call back on writable with frames
     /// waiting; cleared by that callback. A connection unwritable past the slow
@@ -74,7 +74,7 @@ final class Connection {
     /// (at most `Connection.relayedLimit`; past it a message is refused
     /// `unavailable` here): the `ack` its frames carry stays below the first
     /// (`Room.holdAck`), and each gets its answer from the owner, or from this
-    /// node when the owner changed or fell silent (Server+ClusterAnswers.swift).
+    /// node when the owner changed or fell silent (ReplicatedRooms+Answers.swift).
     var relayed: [RelayedMessage] = []
     static let relayedLimit = 256
     /// The `seq`s this node refused itself (`unavailable`): a reject for one

@@ -4,7 +4,7 @@ import TandemWire
 /// One room's presets as the server holds them: the list every member is
 /// sent, and the rules of names (unique per room once cleaned, case-sensitive),
 /// of the per-room limit and of the list's size. Storage, when there is any,
-/// is written before a change is made here (`Server+Presets.swift`), so the
+/// is written before a change is made here (`LocalRooms+Presets.swift`), so the
 /// book never holds what a restart would forget.
 struct PresetBook {
     private(set) var byName: [String: Preset] = [:]
@@ -155,7 +155,7 @@ struct PresetBook {
 }
 
 /// One change of a room's presets as it travels between nodes (the delta of
-/// `Server+ClusterPresets.swift`): absolute, so that applying a run of them
+/// `ReplicatedRooms+Presets.swift`): absolute, so that applying a run of them
 /// again over a list that already has them changes nothing.
 enum PresetChangeNote: Equatable {
     /// `preset` is stored under its name (new or replaced).

@@ -9,7 +9,7 @@ import TandemCore
 /// per list sent, not per save.
 ///
 /// In a cluster it also holds each room whose presets are being read from
-/// Redis (`Server+ClusterPresets.swift`): the changes heard meanwhile, applied
+/// Redis (`ReplicatedRooms+Presets.swift`): the changes heard meanwhile, applied
 /// once the read arrives, and what waits for the list.
 struct PresetFeed {
     /// The shortest time between two lists of one room, in seconds.

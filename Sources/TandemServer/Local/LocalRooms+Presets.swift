@@ -164,7 +164,7 @@ extension LocalRooms {
 
     /// The refusal of a preset change the SQLite file did not take: on a full
     /// or failing disk `unavailable` (a WebSocket reject, HTTP 503) naming the
-    /// cause, and storage is marked unavailable (Server+Durability.swift).
+    /// cause, and storage is marked unavailable (LocalRooms+Durability.swift).
     private func unstoredPreset(_ error: any Error) -> PresetRefusal {
         guard let error = error as? StorageError else {
             log.error("\(error)")

@@ -12,7 +12,7 @@ struct RetentionPass {
     /// Log rows deleted since start, and passes that ran.
     var pruned = 0
     var passes = 0
-    /// The storage's health, whose metrics follow retention's (Server+Durability.swift).
+    /// The storage's health, whose metrics follow retention's (LocalRooms+Durability.swift).
     var watch: StorageWatch?
 
     /// Seconds between passes when nothing is behind.

@@ -25,7 +25,7 @@ final class Cluster {
     let store: RedisRoomStore
     /// With `--redis-sentinel`: follows the primary (`url.route`) through failovers.
     let sentinel: RedisSentinel?
-    /// Publishes a probe every second and must hear it back (Server+DeliveryProbe.swift).
+    /// Publishes a probe every second and must hear it back (DeliveryProbe.swift).
     let probe: DeliveryProbe
     /// Each room's replication, by room id.
     var replicas: [String: RoomReplica] = [:]

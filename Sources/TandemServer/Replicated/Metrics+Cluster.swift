@@ -14,7 +14,7 @@ struct ClusterMetrics {
     /// Leases taken and lost (stepped down).
     var ownershipGained = 0
     var ownershipLost = 0
-    /// The delivery probe (Server+DeliveryProbe.swift): whether it is stalled now, stalls
+    /// The delivery probe (DeliveryProbe.swift): whether it is stalled now, stalls
     /// seen, and the last round trip (seconds).
     var deliveryStalled = false
     var deliveryStalls = 0

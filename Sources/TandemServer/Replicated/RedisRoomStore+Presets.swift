@@ -6,7 +6,7 @@ import TandemWire
 /// A room's presets in Redis: `tandem:{ROOM}:presets`, a hash of name →
 /// `{"states":{id: state, …},"client":…,"by":…,"time":…}` (states as SQLite
 /// keeps them, docs/presets.md). Nothing here calls Redis: the server sends
-/// these commands on its non-blocking connection (`Server+ClusterPresets.swift`),
+/// these commands on its non-blocking connection (`ReplicatedRooms+Presets.swift`),
 /// and every change goes through a script of `ClusterScripts` that checks,
 /// writes and announces it in one step.
 ///

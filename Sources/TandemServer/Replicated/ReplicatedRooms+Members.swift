@@ -72,7 +72,7 @@ extension ReplicatedRooms {
         }
         if case let .preset(seq, request) = decoded, !request.isRecall {
             // Saved, renamed and deleted here (past the rate limit above, as on a single node),
-            // by a Redis script (Server+ClusterPresets.swift); the owner only acknowledges the seq.
+            // by a Redis script (ReplicatedRooms+Presets.swift); the owner only acknowledges the seq.
             // A recall is a batch: the owner's.
             relay(.acknowledge(client: connection.client, seq: seq), replica, host: host, at: now, seq: seq)
             clusterPresetChange(connection, request, seq: seq, host: host)
@@ -126,7 +126,7 @@ extension ReplicatedRooms {
     /// `unavailable`, so its sender knows that nothing happened.
     func relay(_ request: RelayRequest, _ replica: RoomReplica, host: RoomHost, at now: Moment, seq: Int? = nil) {
         clusterMetrics.relayed[request.kindName, default: 0] += 1
-        if ownsSurely(replica, at: now) { // Server+ClusterAnswers.swift
+        if ownsSurely(replica, at: now) { // ReplicatedRooms+Answers.swift
             ownerHandle(request, replica, host: host, at: now)
             return
         }
@@ -172,7 +172,7 @@ extension ReplicatedRooms {
 
     /// Queues a reject for a local member in the view and wakes it.
     func queueLocalReject(_ connection: Connection, host: RoomHost, seq: Int, code: RejectCode, message: String) {
-        answered(connection, seq: seq, host: host) // Server+ClusterAnswers.swift
+        answered(connection, seq: seq, host: host) // ReplicatedRooms+Answers.swift
         if connection.refusedLocally.count >= Connection.relayedLimit { connection.refusedLocally.removeAll() }
         connection.refusedLocally.insert(seq)
         let effects = host.room.refuse(connection.client, seq: seq, code: code, message: message)

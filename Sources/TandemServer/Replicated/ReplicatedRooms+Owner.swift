@@ -77,7 +77,7 @@ extension ReplicatedRooms {
         replica.holder = holder
         replica.epoch = Self.epoch(of: holder)
         replica.lastRenewal = now
-        leaseGranted(replica, sent: sent) // Server+ClusterAnswers.swift
+        leaseGranted(replica, sent: sent) // ReplicatedRooms+Answers.swift
         replica.presenceRefreshed = (0, now)
         cluster.subscriber.subscribe(ClusterKeys.inbox(replica.id))
         clusterMetrics.ownershipGained += 1
@@ -293,7 +293,7 @@ extension ReplicatedRooms {
             let owed = TurnOwed(epoch: replica.epoch, sequence: replica.sequence, acks: delta.acks, rejects: delta.rejects, commits: commits.count)
             write(replica, .delta(epoch: replica.epoch, sequence: replica.sequence, owner: cluster.node, delta),
                   commits: commits, revision: delta.revision, owed: owed, at: now)
-            if !commits.isEmpty { snapshotTimeline(replica, commits: commits) } // Server+ClusterTimeline.swift
+            if !commits.isEmpty { snapshotTimeline(replica, commits: commits) } // ReplicatedRooms+Timeline.swift
         }
         if replica.snapshotWanted, let snapshot = replica.authority?.snapshotForViews {
             replica.snapshotWanted = false
@@ -339,7 +339,7 @@ extension ReplicatedRooms {
             if let (written, holder) = ClusterScripts.answer(reply) {
                 if written {
                     let published = {
-                        self.settleTurn(owed, written: true, reason: "", replica) // Server+ClusterAnswers.swift
+                        self.settleTurn(owed, written: true, reason: "", replica) // ReplicatedRooms+Answers.swift
                         if !commits.isEmpty { self.oscCommitted(commits, room: id) }
                     }
                     guard replicated else { return published() }

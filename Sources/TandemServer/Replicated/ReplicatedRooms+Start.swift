@@ -82,7 +82,7 @@ extension ReplicatedRooms {
             _ = try? cluster.store.redis.command([Array("EVAL".utf8), Array(ClusterScripts.release.source.utf8), Array("1".utf8),
                                                   Array(ClusterKeys.lease(replica.id).utf8), Array(replica.holder.utf8)])
         }
-        stopClusterWatch() // Server+DeliveryProbe.swift
+        stopClusterWatch() // DeliveryProbe.swift
         cluster.subscriber.stop()
         cluster.commands.stop()
     }

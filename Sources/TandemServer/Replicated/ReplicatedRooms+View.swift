@@ -14,7 +14,7 @@ extension ReplicatedRooms {
         cluster.subscriber.onState = { [weak self] state in self?.clusterStateChanged(state, connection: "subscriber") }
         cluster.subscriber.onMessage = { [weak self] channel, payload in self?.clusterMessage(channel: channel, payload: payload) }
         cluster.subscriber.subscribe(ClusterKeys.lifecycle)
-        startClusterWatch() // Server+DeliveryProbe.swift: the Sentinel monitor and the delivery probe
+        startClusterWatch() // DeliveryProbe.swift: the Sentinel monitor and the delivery probe
         cluster.commands.start()
         cluster.subscriber.start()
     }
@@ -38,7 +38,7 @@ extension ReplicatedRooms {
                 for replica in cluster.replicas.values where replica.subscribed {
                     replica.synced = false
                     replica.snapshotAsked = nil
-                    replica.doubt += 1 // answers may have been published meanwhile (Server+ClusterAnswers.swift)
+                    replica.doubt += 1 // answers may have been published meanwhile (ReplicatedRooms+Answers.swift)
                 }
             }
             if cluster.up {
@@ -63,10 +63,10 @@ extension ReplicatedRooms {
     /// A message on a channel: a room's publication, a request to an owner, or the lifecycle.
     func clusterMessage(channel: [UInt8], payload: [UInt8]) {
         let name = String(decoding: channel, as: UTF8.self)
-        if name == cluster.probe.channel { return deliveryProbeHeard(payload) } // Server+DeliveryProbe.swift
+        if name == cluster.probe.channel { return deliveryProbeHeard(payload) } // DeliveryProbe.swift
         let now = MonotonicClock.now()
         if name == ClusterKeys.lifecycle {
-            if payload.starts(with: ClusterPresets.prefix.utf8) { return presetNoteHeard(payload) } // Server+ClusterPresets.swift
+            if payload.starts(with: ClusterPresets.prefix.utf8) { return presetNoteHeard(payload) } // ReplicatedRooms+Presets.swift
             lifecycle(String(decoding: payload, as: UTF8.self), at: now)
             return
         }
@@ -249,7 +249,7 @@ extension ReplicatedRooms {
         for (seq, pending) in cluster.pendingAPI where now >= pending.deadline {
             finishAPIWrite(seq) { _ in .json(503, problem("unavailable", "the room's owner did not answer in time: the write may or may not have been applied; read the room and try again")) }
         }
-        answerOverdue(at: now) // Server+ClusterAnswers.swift
+        answerOverdue(at: now) // ReplicatedRooms+Answers.swift
         guard cluster.up else { return }
         if let due = cluster.reconcileDue, now >= due {
             cluster.reconcileDue = now.adding(seconds: 10)

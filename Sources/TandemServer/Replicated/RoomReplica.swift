@@ -63,7 +63,7 @@ final class RoomReplica {
     /// A view asked for a snapshot: published after this turn's delta.
     var snapshotWanted = false
     /// The states after the last written commit and the log rows since the
-    /// last timeline snapshot (Server+ClusterTimeline.swift); `nil`: none yet
+    /// last timeline snapshot (ReplicatedRooms+Timeline.swift); `nil`: none yet
     /// in this ownership, so the next committing turn writes one.
     var timelineStates: [String: ControlState]?
     var timelineRows = 0
@@ -75,7 +75,7 @@ final class RoomReplica {
     /// acquire or renewal that Redis granted was sent, plus 90 % of the lease
     /// (Redis counts the lease from when it ran the script, which is later;
     /// the 10 % is for clocks running at different rates). Past it the owner
-    /// applies nothing and steps down (Server+ClusterAnswers.swift).
+    /// applies nothing and steps down (ReplicatedRooms+Answers.swift).
     var leaseSureUntil = Moment.zero
     /// The turns written but not yet answered by Redis, oldest first: what
     /// each owes this node's members if it fails.
