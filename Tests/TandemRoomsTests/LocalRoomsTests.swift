@@ -75,13 +75,7 @@ struct LocalRoomsTests {
         do {
             let service = try rooms(data: path)
             let host = try #require(service.rooms["demo"])
-            let body = Array(#"{"value":0.25}"#.utf8)
-            guard case let .message(set) = MessageDecoder.decodeSetBody(body, control: "gain", seq: 1) else {
-                Issue.record("the body did not decode")
-                return
-            }
-            let answer = service.write(.set(control: "gain", message: set, body: body), in: host,
-                                       exchange: HTTPExchange(method: .put, path: "/api/rooms/demo/controls/gain"))
+            let answer = service.write(try put(#"{"value":0.25}"#, control: "gain"), in: host, exchange: putExchange("gain"))
             let (status, text) = try #require(parts(answer))
             #expect(status == 200)
             #expect(text.contains(#""state":{"value":0.25}"#))

@@ -1,6 +1,7 @@
 import TandemCore
 import TandemOSCLink
 import TandemStorage
+import TandemWire
 @testable import TandemServer
 
 /// The transport's side of the room seam, recorded: what rooms asked of it,
@@ -58,4 +59,22 @@ func message(_ text: String) -> [UInt8] { Array(text.utf8) }
 func parts(_ answer: HTTPAnswer) -> (status: Int, body: String)? {
     guard case let .body(status, _, bytes, _) = answer else { return nil }
     return (status, String(decoding: bytes, as: UTF8.self))
+}
+
+/// A `PUT …/controls/{control}` body as the server decodes it before the rooms see it.
+func put(_ body: String, control: String) throws -> RoomWrite {
+    let bytes = Array(body.utf8)
+    guard case let .message(set) = MessageDecoder.decodeSetBody(bytes, control: control, seq: 1) else {
+        throw BodyRefused(body: body)
+    }
+    return .set(control: control, message: set, body: bytes)
+}
+
+struct BodyRefused: Error {
+    var body: String
+}
+
+/// The exchange of a `PUT` to demo's `control`.
+func putExchange(_ control: String) -> HTTPExchange {
+    HTTPExchange(method: .put, path: "/api/rooms/demo/controls/\(control)")
 }

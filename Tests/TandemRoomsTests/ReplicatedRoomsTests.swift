@@ -75,13 +75,7 @@ final class ReplicatedRoomsTests {
     @Test("an HTTP write waits for the owner and is answered once its ack is in the view")
     func writeOverHTTP() throws {
         let host = try #require(service.rooms["demo"])
-        let body = Array(#"{"value":0.75}"#.utf8)
-        guard case let .message(set) = MessageDecoder.decodeSetBody(body, control: "gain", seq: 1) else {
-            Issue.record("the body did not decode")
-            return
-        }
-        let answer = service.write(.set(control: "gain", message: set, body: body), in: host,
-                                   exchange: HTTPExchange(method: .put, path: "/api/rooms/demo/controls/gain"))
+        let answer = service.write(try put(#"{"value":0.75}"#, control: "gain"), in: host, exchange: putExchange("gain"))
         guard case .deferred = answer else {
             Issue.record("answered before the owner: \(answer)")
             return
