@@ -1,6 +1,6 @@
 """The robustness suite's checker: proves the properties of a history.
 
-`check(history) -> Result` reads one history (tests/robustness/HISTORY.md)
+`check(history) -> Result` reads one history (pytests/robustness/HISTORY.md)
 and nothing else: no I/O, no processes, no clock. Per room it proves
 
 1. acknowledged writes are in the log, failed ones are not, none twice
@@ -18,7 +18,7 @@ and nothing else: no I/O, no processes, no clock. Per room it proves
    (`not_converged`);
 7. availability per fault (statistics, no violation).
 
-`python -m tests.robustness.checker history.json` prints the tables of
+`python -m pytests.robustness.checker history.json` prints the tables of
 report.py and exits 1 on any violation.
 """
 
@@ -33,9 +33,9 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable
 
-if __package__ in (None, ""):  # run as a script: python tests/robustness/checker.py
+if __package__ in (None, ""):  # run as a script: python pytests/robustness/checker.py
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    __package__ = "tests.robustness"
+    __package__ = "pytests.robustness"
 
 from . import invariants
 from . import linearizable as lin
@@ -903,7 +903,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from . import report
 
-    ap = argparse.ArgumentParser(prog="checker", description="Check a robustness history (tests/robustness/HISTORY.md).")
+    ap = argparse.ArgumentParser(prog="checker", description="Check a robustness history (pytests/robustness/HISTORY.md).")
     ap.add_argument("history", help="history.json")
     ap.add_argument("--bound", type=float, default=5.0, help="convergence bound, seconds after the heal (5)")
     ap.add_argument("--read-slack", type=float, default=0.0, help="seconds a read's window opens early (0)")

@@ -5,7 +5,7 @@ then healed. `schedule(seed, minutes, kinds)` plans them one after another,
 each healed before the next starts, with quiet gaps between, every kind at
 least once when the run is long enough (a 10-minute run is); `Player.play`
 injects them on the harness clock and appends one record per fault to the
-history's `faults` list (tests/robustness/HISTORY.md):
+history's `faults` list (pytests/robustness/HISTORY.md):
 
     {"name": "partition-owner-redis", "kind": "partition", "target": "n1",
      "start": 20.1, "end": 28.1, "details": "..."}
@@ -35,8 +35,8 @@ import signal
 from dataclasses import dataclass, field
 from typing import Callable
 
-from tests.robustness.hosts import PROXY, Cut
-from tests.robustness.services import MASTER, Services, wait_for
+from pytests.robustness.hosts import PROXY, Cut
+from pytests.robustness.services import MASTER, Services, wait_for
 
 # name: (kind, (shortest, longest) duration in s)
 FAULTS: dict[str, tuple[str, tuple[float, float]]] = {

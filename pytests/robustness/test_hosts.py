@@ -21,9 +21,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.robustness.hosts import HARNESS, PROXY, Hosts, available, clean_leftovers  # noqa: E402
-from tests.robustness.proxy import Proxy  # noqa: E402
-from tests.robustness.services import faketime_lib  # noqa: E402
+from pytests.robustness.hosts import HARNESS, PROXY, Hosts, available, clean_leftovers  # noqa: E402
+from pytests.robustness.proxy import Proxy  # noqa: E402
+from pytests.robustness.services import faketime_lib  # noqa: E402
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"robustness hosts: {available()}")
 

@@ -5,7 +5,7 @@ and plausible: acknowledged ops carry their connection's client id, every
 acknowledged `set` is one log entry, a revision an op reports is the log's,
 readers saw frames and the final revision, and the final log was read.
 
-    .venv/bin/python -m pytest -q tests/robustness/test_workload.py
+    .venv/bin/python -m pytest -q pytests/robustness/test_workload.py
 
 Each run waits for enough acknowledged ops (an event, with a deadline), not
 for a time. The binary is .build/debug/tandem (built with
@@ -32,13 +32,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests" / "integration"))
+sys.path.insert(0, str(ROOT / "pytests" / "integration"))
 
 from cluster import RedisServer  # noqa: E402
 from helpers import TandemServer, copy_binary  # noqa: E402
 
-from tests.robustness import rooms as room_files  # noqa: E402
-from tests.robustness.workload import Workload, WorkloadConfig, states_equal  # noqa: E402
+from pytests.robustness import rooms as room_files  # noqa: E402
+from pytests.robustness.workload import Workload, WorkloadConfig, states_equal  # noqa: E402
 
 BINARY = Path(os.environ.get("TANDEM_BINARY", ROOT / ".build" / "debug" / "tandem"))
 RUN_DEADLINE = 40.0  # a bound only a hang reaches

@@ -31,8 +31,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.robustness.hosts import PROXY, Hosts
-from tests.robustness.proxy import Proxy
+from pytests.robustness.hosts import PROXY, Hosts
+from pytests.robustness.proxy import Proxy
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_PORT = 6379

@@ -429,7 +429,7 @@ def test_cli_exit_codes(tmp_path):
     good, bad = tmp_path / "good.json", tmp_path / "bad.json"
     good.write_text(json.dumps(clean().h))
     bad.write_text(json.dumps(clean().op("w1:9", 4.0, "ok", 4.1, value=v(0.9)).h))
-    for args in (["-m", "tests.robustness.checker"], ["tests/robustness/checker.py"]):
+    for args in (["-m", "pytests.robustness.checker"], ["pytests/robustness/checker.py"]):
         ok = subprocess.run([sys.executable, *args, str(good)], cwd=ROOT, capture_output=True, text=True)
         assert ok.returncode == 0, ok.stderr
         assert "valid" in ok.stdout

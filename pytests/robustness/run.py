@@ -1,6 +1,6 @@
 """The robustness runner: real hosts, a workload, a seeded fault schedule, the checker.
 
-    python -m tests.robustness.run --seed S --minutes M [--replicas N] [--sentinel]
+    python -m pytests.robustness.run --seed S --minutes M [--replicas N] [--sentinel]
         [--nodes 3] [--kinds a,b] [--out DIR] [--keep] [--node-flags "..."]
 
 One run: hosts in network namespaces (hosts.py), Redis (+ replicas, +
@@ -37,16 +37,16 @@ import time
 import traceback
 from pathlib import Path
 
-from tests.robustness import faults as faults_mod
-from tests.robustness.hosts import Hosts, HostError, available
-from tests.robustness.services import ROOT, Exited, Services, Settings, tandem_binary, tandem_flags
+from pytests.robustness import faults as faults_mod
+from pytests.robustness.hosts import Hosts, HostError, available
+from pytests.robustness.services import ROOT, Exited, Services, Settings, tandem_binary, tandem_flags
 
 RUNS = ROOT / "robustness-runs"
 WORKLOAD_DEFAULTS = dict(rooms=3, ws_writers_per_room=4, http_writers_per_room=1, readers_per_room=2, rate_hz=20)
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m tests.robustness.run", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m pytests.robustness.run", description=__doc__.split("\n\n")[0])
     p.add_argument("--seed", type=int, default=1, help="seeds the schedule and the workload (default 1)")
     p.add_argument("--minutes", type=float, default=10.0, help="length of the workload and schedule (default 10)")
     p.add_argument("--replicas", type=int, default=0, help="Redis replicas (default 0; 2 with --sentinel)")
@@ -118,16 +118,16 @@ def room_ids(workload, count: int) -> list[str]:
         if isinstance(rooms, dict) and rooms:
             return list(rooms)
     try:
-        from tests.robustness.rooms import room_id
+        from pytests.robustness.rooms import room_id
         return [room_id(i + 1) for i in range(count)]
     except ImportError:
         return [f"rb{i + 1}" for i in range(count)]
 
 
 async def run(args: argparse.Namespace, folder: Path) -> int:
-    from tests.robustness.checker import check
-    from tests.robustness.report import tables
-    from tests.robustness.workload import Workload, WorkloadConfig
+    from pytests.robustness.checker import check
+    from pytests.robustness.report import tables
+    from pytests.robustness.workload import Workload, WorkloadConfig
 
     # SIGTERM as Ctrl-C: the run is cancelled, its finally blocks tear everything down.
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, asyncio.current_task().cancel)
@@ -233,7 +233,7 @@ def write_json(path: Path, data: object) -> None:
 
 
 def replay_command(args: argparse.Namespace) -> str:
-    parts = ["python", "-m", "tests.robustness.run", "--seed", str(args.seed), "--minutes", f"{args.minutes:g}",
+    parts = ["python", "-m", "pytests.robustness.run", "--seed", str(args.seed), "--minutes", f"{args.minutes:g}",
              "--nodes", str(args.nodes)]
     if args.replicas:
         parts += ["--replicas", str(args.replicas)]

@@ -1,6 +1,6 @@
 """A short seeded robustness run (part of `make test`): about 60 s of schedule.
 
-`python -m tests.robustness.run --seed 1 --minutes 1` over a few fault kinds
+`python -m pytests.robustness.run --seed 1 --minutes 1` over a few fault kinds
 on real hosts (three nodes, one Redis): kill-owner, pause-owner,
 partition-owner-redis, redis-kill, and failover (with three Sentinels and two
 replicas) once `tandem --help` lists --redis-sentinel. Asserted: the run
@@ -20,10 +20,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tests.robustness.hosts import available  # noqa: E402
-from tests.robustness.services import tandem_binary, tandem_flags  # noqa: E402
+from pytests.robustness.hosts import available  # noqa: E402
+from pytests.robustness.services import tandem_binary, tandem_flags  # noqa: E402
 
-from tests.robustness.faults import KINDS as ALL_KINDS, schedule  # noqa: E402
+from pytests.robustness.faults import KINDS as ALL_KINDS, schedule  # noqa: E402
 
 hosts_needed = pytest.mark.skipif(available() is not None, reason=f"robustness hosts: {available()}")
 
@@ -59,7 +59,7 @@ def test_short_seeded_run_has_no_violation():
         kinds.append("failover")
         args.append("--sentinel")
         minutes += 0.1  # room for the fifth fault: every kind once
-    cmd = [sys.executable, "-m", "tests.robustness.run", "--seed", str(SEED), "--minutes", f"{minutes:g}",
+    cmd = [sys.executable, "-m", "pytests.robustness.run", "--seed", str(SEED), "--minutes", f"{minutes:g}",
            "--kinds", ",".join(kinds), "--warmup", "5", "--tail", "10", "--quiet", *args]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
     out = proc.stdout + proc.stderr

@@ -31,8 +31,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.robustness.hosts import Hosts, available  # noqa: E402
-from tests.robustness.services import Services, Settings, tandem_binary, tandem_flags  # noqa: E402
+from pytests.robustness.hosts import Hosts, available  # noqa: E402
+from pytests.robustness.services import Services, Settings, tandem_binary, tandem_flags  # noqa: E402
 
 pytestmark = pytest.mark.skipif(available() is not None, reason=f"robustness hosts: {available()}")
 
@@ -45,7 +45,7 @@ WAIT = 30.0
 
 
 class Writer:
-    """A WebSocket writer recording ops as tests/robustness/HISTORY.md has them."""
+    """A WebSocket writer recording ops as pytests/robustness/HISTORY.md has them."""
 
     def __init__(self, process: str, node: str, url: str, index: int, clock, ops: list[dict]):
         self.process, self.node, self.url, self.index = process, node, url, index
@@ -211,10 +211,10 @@ async def _scenario(settings: Settings, folder: Path) -> None:
 def _checker_violations(ops: list[dict], final: dict, cut_at: float, healed_at: float, settings: Settings) -> list:
     """The checker's violations of this history, when the checker exists (else [])."""
     try:
-        from tests.robustness.checker import check
+        from pytests.robustness.checker import check
     except ImportError:
         return []
-    from tests.robustness.run import violations_of
+    from pytests.robustness.run import violations_of
     history = {
         "seed": 0, "started": "", "mode": "cluster", "settings": settings.as_json(),
         "rooms": {"demo": {"controls": [{"id": CONTROL, "type": "gauge", "min": 0, "max": 170}]}},

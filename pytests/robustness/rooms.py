@@ -8,7 +8,7 @@ room (a proportional snap, other gaps and spans), and splits them in two:
   values; `tint`: a colour, whole `#RRGGBB` states). Nothing else writes
   them, so a state a writer sends is exactly the state the server stores,
   and a writer that never sends a state it may have left stored makes one
-  log entry per acknowledged `set` (tests/robustness/HISTORY.md).
+  log entry per acknowledged `set` (pytests/robustness/HISTORY.md).
 - **gesture controls** take `step`s and drags (`window`: a range with a
   gap; `trim`: a slider with a step). What they commit is computed by the
   server (a clamp, a drag's pointer), so they are never `set`.

@@ -1,6 +1,6 @@
 """The robustness suite's workload: clients that write and read rooms on a
 set of Tandem nodes while faults are injected, and everything they asked and
-were told, recorded in the history format of tests/robustness/HISTORY.md.
+were told, recorded in the history format of pytests/robustness/HISTORY.md.
 
     w = Workload(WorkloadConfig(seed=7, nodes={"n1": "http://10.77.0.11:8080", ...}), clock=clock)
     await w.setup()                        # creates the rooms, waits until every node serves them
@@ -47,8 +47,8 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 
-from tests.robustness import rooms as room_files
-from tests.robustness.resp import Resp, pairs
+from pytests.robustness import rooms as room_files
+from pytests.robustness.resp import Resp, pairs
 
 SUBPROTOCOL = "tandem.v1"
 
