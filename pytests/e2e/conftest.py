@@ -43,7 +43,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import threading
 import time
@@ -63,15 +62,14 @@ from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
 from websockets.sync.client import connect as ws_connect
 
+from pytests.support import WAIT, Lines, free_port, stop
+
 ROOT = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("TANDEM_BINARY", ROOT / ".build" / "debug" / "tandem"))
 SHOTS = ROOT / "test-output" / "e2e"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")
 START_LINE = re.compile(r"^info tandem listening on http://127\.0\.0\.1:(\d+)")
-# Default bound of every explicit wait, seconds: generous, so that only a hang reaches it
-# (the suite runs on machines whose cores are busy with other work).
-WAIT = 30.0
 
 # Never let Selenium Manager reach out (there is no internet beyond Debian and PyPI).
 os.environ.setdefault("SE_OFFLINE", "true")
@@ -80,12 +78,6 @@ os.environ.setdefault("SE_OFFLINE", "true")
 # --------------------------------------------------------------------------
 # The server
 # --------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Server:
@@ -99,7 +91,9 @@ class Server:
         self.flags = tuple(flags)
         self.http = f"http://127.0.0.1:{port}"
         self.proc: subprocess.Popen | None = None
+        # Every start's stderr, in one list: a restart's lines follow the earlier ones.
         self.stderr_lines: list[str] = []
+        self._stderr: Lines | None = None
         # With auth on (a test's --auth-secret-file), the token the API helpers send as a Bearer.
         self.token: str | None = None
         self.start()
@@ -109,6 +103,7 @@ class Server:
         assert not self.running(), "server already running"
         deadline = time.monotonic() + timeout
         while True:
+            mark = len(self.stderr_lines)
             proc = subprocess.Popen(
                 # --data :memory: (the default here): every test, and every restart, starts from the
                 # initial demo room; a file keeps the room across restarts.
@@ -116,15 +111,16 @@ class Server:
                 cwd=str(ROOT), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace", bufsize=1)
             self.proc = proc
-            started = threading.Event()
-            threading.Thread(target=self._drain, args=(proc, started), daemon=True).start()
-            while not started.is_set() and proc.poll() is None and time.monotonic() < deadline:
-                started.wait(0.05)
-            if started.is_set():
+            self._stderr = Lines(proc, proc.stderr, "stderr", self.stderr_lines)
+            try:
+                line = self._stderr.wait_for(START_LINE.search, max(0.0, deadline - time.monotonic()), start=mark)
+            except AssertionError:
+                line = None
+            if line is not None:
+                assert int(START_LINE.search(line).group(1)) == self.port, line
                 return
             if proc.poll() is None:  # still running but silent: give up on it
-                proc.kill()
-                proc.wait(5)
+                stop(proc, signal.SIGKILL, timeout=5)
                 raise RuntimeError(f"tandem printed no start line within {timeout} s:\n"
                                    + "\n".join(self.stderr_lines[-20:]))
             # It exited, most likely because the port is not free again yet (a restart): retry
@@ -133,14 +129,10 @@ class Server:
                 raise RuntimeError(f"tandem did not start on port {self.port}:\n" + "\n".join(self.stderr_lines[-20:]))
             time.sleep(0.2)
 
-    def _drain(self, proc: subprocess.Popen, started: threading.Event) -> None:
-        for line in proc.stderr:
-            line = line.rstrip("\n")
-            self.stderr_lines.append(line)
-            match = START_LINE.search(line)
-            if match and not started.is_set():
-                assert int(match.group(1)) == self.port, line
-                started.set()
+    def wait_for_log(self, predicate: Callable[[str], Any] | str, timeout: float = WAIT) -> str:
+        """The first stderr line of this start that matches `predicate` (a callable or a regex)."""
+        assert self._stderr is not None
+        return self._stderr.wait_for(predicate, timeout)
 
     def sibling(self) -> "Server":
         """Another server on another free port with the same data (stop it yourself)."""
@@ -151,15 +143,9 @@ class Server:
 
     def stop(self, timeout: float = WAIT) -> int | None:
         """SIGTERM, then the exit code (None if it had to be killed)."""
-        if not self.running():
-            return self.proc.returncode if self.proc else 0
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            return self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
-            return None
+        if self.proc is None:
+            return 0
+        return stop(self.proc, signal.SIGTERM, timeout)
 
     # -- the HTTP API
 

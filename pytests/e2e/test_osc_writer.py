@@ -6,7 +6,6 @@ test-output/e2e/osc-writer.png."""
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from pythonosc.udp_client import SimpleUDPClient
@@ -16,15 +15,7 @@ LISTEN_LINE = re.compile(r"osc listening on udp://\S+:(\d+)")
 
 def osc_port(server, timeout: float = 30.0) -> int:
     """The --osc-listen port the server picked (its start log line)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        for line in list(server.stderr_lines):
-            match = LISTEN_LINE.search(line)
-            if match:
-                return int(match.group(1))
-        if time.monotonic() > deadline:
-            raise AssertionError("no `osc listening on` line:\n" + "\n".join(server.stderr_lines[-20:]))
-        time.sleep(0.05)
+    return int(LISTEN_LINE.search(server.wait_for_log(LISTEN_LINE.search, timeout)).group(1))
 
 
 def changed_line(page, control: str) -> str:

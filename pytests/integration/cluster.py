@@ -11,96 +11,74 @@ from __future__ import annotations
 import json
 import shutil
 import signal
-import socket
-import subprocess
 import time
 from pathlib import Path
 
-from helpers import START_WAIT, WAIT, TandemServer
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from helpers import START_WAIT, WAIT, TandemServer  # first: it puts the repository root on sys.path
+from pytests.support import LoggedProcess, free_port, redis_command
 
 
 class RedisServer:
-    def __init__(self, folder: Path, port: int | None = None):
-        self.binary = shutil.which("redis-server")
+    """`redis-server` on 127.0.0.1:`port` (a free one unless given) with its data
+    and its log (`redis.log`) in `folder`; `extra`: more arguments (`--replicaof
+    HOST PORT`). Started at once; `stop()` and `start()` again keep the port and
+    the data."""
+
+    program = "redis-server"
+
+    def __init__(self, folder: Path, port: int | None = None, extra: tuple[str, ...] = ()):
+        self.binary = shutil.which(self.program)
         if self.binary is None:
-            raise RuntimeError("redis-server is not installed (make test-deps installs Debian's redis-server)")
+            raise RuntimeError(f"{self.program} is not installed (make test-deps installs Debian's {self.program})")
         self.folder = folder
         self.port = port or free_port()
-        self.proc: subprocess.Popen | None = None
+        self.extra = tuple(extra)
+        self.process = LoggedProcess(folder / self.log_name(), self.program)
         self.start()
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    @property
+    def proc(self):
+        """The running `subprocess.Popen` (to pause it: `proc.send_signal(signal.SIGSTOP)`)."""
+        return self.process.proc
+
+    @property
+    def log_path(self) -> Path:
+        return self.process.log
+
+    def log_name(self) -> str:
+        return "redis.log"
+
+    def arguments(self) -> list[str]:
+        """The command line; the log goes to stdout (`--logfile ""`), which the log file takes."""
+        return [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
+                "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no",
+                "--logfile", "", *self.extra]
+
     def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
-             "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no",
-             "--logfile", str(self.folder / "redis.log")],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + START_WAIT
-        while time.monotonic() < deadline:
-            if self.ping():
-                return
-            time.sleep(0.05)
-        raise RuntimeError(f"redis-server did not answer on port {self.port}: {self.log()}")
+        """Starts it and waits until it answers PING."""
+        self.process.start(self.arguments())
+        self.process.wait_for(self.ping, START_WAIT, f"{self.program} answering PING on port {self.port}")
 
     def log(self) -> str:
-        path = self.folder / "redis.log"
-        return path.read_text()[-2000:] if path.exists() else ""
+        return self.process.log_text(3000)
 
     def ping(self) -> bool:
         try:
             return self.command("PING") == "PONG"
-        except OSError:
+        except (OSError, RuntimeError):
             return False
 
     def command(self, *args: str) -> object:
         """One command over RESP, for checks: strings, integers, arrays (nested), None."""
-        with socket.create_connection(("127.0.0.1", self.port), timeout=WAIT) as sock:
-            payload = f"*{len(args)}\r\n" + "".join(f"${len(a.encode())}\r\n{a}\r\n" for a in args)
-            sock.sendall(payload.encode())
-            reader = sock.makefile("rb")
-            return _read_reply(reader)
+        return redis_command("127.0.0.1", self.port, *args, timeout=WAIT)
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(WAIT)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-
-
-def _read_reply(reader) -> object:
-    line = reader.readline()
-    if not line:
-        raise OSError("redis closed the connection")
-    kind, rest = line[:1], line[1:-2]
-    if kind == b"+":
-        return rest.decode()
-    if kind == b"-":
-        raise RuntimeError(rest.decode())
-    if kind == b":":
-        return int(rest)
-    if kind == b"$":
-        n = int(rest)
-        if n < 0:
-            return None
-        data = reader.read(n + 2)[:-2]
-        return data.decode("utf-8", "replace")
-    if kind == b"*":
-        n = int(rest)
-        return None if n < 0 else [_read_reply(reader) for _ in range(n)]
-    raise RuntimeError(f"unexpected reply {line!r}")
+        """Sends `sig` (SIGTERM: a clean shutdown) and waits for the exit; SIGKILL past WAIT s."""
+        self.process.stop(sig, WAIT)
 
 
 class Cluster:

@@ -9,6 +9,8 @@
 - `server`: `start_server()` with no flags, one per test.
 - `readonly_server`: one server per module, for tests that only read.
 - `connect(server, name=...)`: a `Client` (helpers.py) that has read its welcome.
+- `join(node, name, room="demo", **query)`: a `Client` on a node some other
+  fixture started (a cluster's, Sentinel's); `query` goes in the URL (`since`).
 - `open_ws(url, ...)`: a bare websockets connection, for handshakes and closes.
 All connections are closed at teardown, before their server is stopped.
 """
@@ -76,6 +78,16 @@ def _stop_and_check(server: TandemServer, problems: list[str]) -> None:
         rc = server.proc.returncode
         if rc != 0:
             problems.append(f"server on port {server.port} had exited {rc}\n" + "\n".join(server.stderr_lines[-20:]))
+
+
+def stop_running(servers: list[TandemServer]) -> None:
+    """Stops every server of `servers` still running (SIGTERM, exit 0 expected);
+    those a test killed are left out. Fails naming each that did not exit 0."""
+    problems: list[str] = []
+    for server in servers:
+        if server.running():
+            _stop_and_check(server, problems)
+    assert not problems, "\n\n".join(problems)
 
 
 # TANDEM_TEST_CLUSTER=1: every server a test starts with no storage flags is
@@ -153,6 +165,27 @@ def connect(open_ws):
         return Client(open_ws(server.ws_url(room, **query), **kwargs))
 
     return connect_
+
+
+@pytest.fixture
+def join():
+    """Factory: `join(node, name, room="demo", **query)` → a Client on `node`'s `room`
+    that has its welcome, `query` added to the URL (`since=...`); closed at teardown.
+    For nodes another fixture starts (`cluster`, Sentinel's `nodes`): request `join`
+    after that fixture, so that its members are closed before the nodes stop."""
+    opened = []
+
+    def join_(node: TandemServer, name: str, room: str = "demo", **query: str) -> Client:
+        ws = open_websocket(node.ws_url(room, name=name, **query)).__enter__()
+        opened.append(ws)
+        return Client(ws)
+
+    yield join_
+    for ws in opened:
+        try:
+            ws.close()
+        except Exception:
+            pass
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import signal
 import socket
 import struct
 import subprocess
+import sys
 import threading
 import time
 import urllib.error
@@ -30,33 +31,19 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
 ROOT = Path(__file__).resolve().parents[2]
+# This file is imported by its name from its folder (conftest.py, the client
+# library's tests, bench scripts): the repository root on sys.path lets it,
+# and what imports it, use the suites' shared pytests.support.
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
+
+from pytests.support import START_WAIT, WAIT, Lines, stop, wait_until  # noqa: E402  (re-exported for the tests)
+
 SUBPROTOCOL = "tandem.v1"
 START_LINE = re.compile(r"^info tandem listening on https?://\S+?:(\d+) rooms=")
 
 Frame = dict[str, Any]
 Predicate = Callable[[Frame], bool]
-
-# How long a wait for something the server will do may take before the test
-# fails: a bound only a real hang reaches, never a guess at how fast the
-# server is (a loaded machine can be slow by seconds). A wait that ends when
-# its event comes costs nothing more for it. Checks that something does *not*
-# happen never sleep for a while: they wait for a later answer the server must
-# send in order (`Client.barrier`, `TandemServer.wait_housekeeping`).
-WAIT = 30.0
-START_WAIT = 60.0
-
-
-def wait_until(condition: Callable[[], Any], timeout: float = WAIT, interval: float = 0.05, what: str = "") -> Any:
-    """Polls `condition()` until it returns something truthy, which is returned;
-    fails after `timeout` s with `what` (and the last value) in the message."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not {what or 'true'} within {timeout} s (last: {value!r})")
-        time.sleep(interval)
 
 
 # --------------------------------------------------------------------------
@@ -75,8 +62,6 @@ class TandemServer:
         self.flags = list(flags)
         if "--data" not in self.flags:
             self.flags += ["--data", ":memory:"]  # each test starts from the initial rooms
-        self.stderr_lines: list[str] = []
-        self._lines_changed = threading.Condition()
         self.proc = subprocess.Popen(
             [str(binary), "--port", "0", *self.flags],
             cwd=str(cwd),
@@ -88,13 +73,12 @@ class TandemServer:
             errors="replace",
             bufsize=1,
         )
-        self._reader = threading.Thread(target=self._read_stderr, name="tandem-stderr", daemon=True)
-        self._reader.start()
+        self._stderr = Lines(self.proc, self.proc.stderr, "stderr")
+        self.stderr_lines = self._stderr.lines
         try:
             line = self.wait_for_log(START_LINE.search, timeout=start_timeout)
         except AssertionError as error:
-            self.proc.kill()
-            self.proc.wait(5)
+            stop(self.proc, signal.SIGKILL, timeout=5)
             raise ServerStartError(f"no start line within {start_timeout} s: {error}") from None
         self.port = int(START_LINE.search(line).group(1))
         self.tls = "listening on https://" in line  # --tls-cert: https:// and wss://
@@ -103,39 +87,12 @@ class TandemServer:
 
     # -- stderr
 
-    def _read_stderr(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            with self._lines_changed:
-                self.stderr_lines.append(line.rstrip("\n"))
-                self._lines_changed.notify_all()
-        with self._lines_changed:
-            self._lines_changed.notify_all()
-
     def wait_for_log(self, predicate: Callable[[str], Any] | str, timeout: float = WAIT, start: int = 0) -> str:
         """The first stderr line from index `start` on that matches `predicate` (a callable or a regex)."""
-        if isinstance(predicate, str):
-            pattern = re.compile(predicate)
-            predicate = pattern.search
-        deadline = time.monotonic() + timeout
-        with self._lines_changed:
-            index = start
-            while True:
-                while index < len(self.stderr_lines):
-                    line = self.stderr_lines[index]
-                    index += 1
-                    if predicate(line):
-                        return line
-                remaining = deadline - time.monotonic()
-                if remaining <= 0 or (self.proc.poll() is not None and not self._reader.is_alive()):
-                    raise AssertionError(
-                        f"no matching stderr line within {timeout} s; stderr so far:\n" + "\n".join(self.stderr_lines[-40:])
-                    )
-                self._lines_changed.wait(min(remaining, 0.1))
+        return self._stderr.wait_for(predicate, timeout, start)
 
     def log_lines(self, pattern: str) -> list[str]:
-        with self._lines_changed:
-            return [line for line in self.stderr_lines if re.search(pattern, line)]
+        return self._stderr.matching(pattern)
 
     # -- URLs
 
@@ -165,13 +122,8 @@ class TandemServer:
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = WAIT) -> int | None:
         """Sends `sig` and waits up to `timeout` s; the exit status, or None (then the process is killed)."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        rc = self.wait_exit(timeout)
-        if rc is None:
-            self.proc.kill()
-            self.proc.wait(5)
-        self._reader.join(2)
+        rc = stop(self.proc, sig, timeout)
+        self._stderr.join(2)
         return rc
 
     def rss_bytes(self) -> int:

@@ -14,8 +14,8 @@ import time
 import pytest
 
 from cluster import Cluster, RedisServer
-from conftest import _stop_and_check
-from helpers import WAIT, ConnectionClosed, find_change, has_change, has_gesture, healthz, open_websocket, Client, wait_until
+from conftest import stop_running
+from helpers import WAIT, Client, ConnectionClosed, find_change, has_change, has_gesture, healthz, wait_until
 
 # The lease (ClusterSettings.lease): it lapses at most 1.5 s after the owner's
 # last renewal, and a node with members tries to take it every 250 ms once the
@@ -38,32 +38,12 @@ def redis(tmp_path):
 
 @pytest.fixture
 def cluster(tandem_binary, redis):
+    """Nodes a test starts (`cluster.start_node(name)`) on the test's Redis; members
+    come from `join` (conftest.py)."""
     started = []
     made = Cluster(tandem_binary, redis, started)
     yield made
-    problems: list[str] = []
-    for node in started:
-        if node.running():
-            _stop_and_check(node, problems)
-    assert not problems, "\n\n".join(problems)
-
-
-@pytest.fixture
-def join(cluster):
-    """`join(node, name)` → a Client on `node`'s demo room that has its welcome; closed at teardown."""
-    opened = []
-
-    def join_(node, name: str, room: str = "demo", **query: str) -> Client:
-        ws = open_websocket(node.ws_url(room, name=name, **query)).__enter__()
-        opened.append(ws)
-        return Client(ws)
-
-    yield join_
-    for ws in opened:
-        try:
-            ws.close()
-        except Exception:
-            pass
+    stop_running(started)
 
 
 def gain_is(value: float):

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from cluster import Cluster, RedisServer
-from conftest import _stop_and_check
+from conftest import stop_running
 from helpers import WAIT, open_websocket, wait_until
 
 SECRET = b"the current secret: at least thirty-two bytes long"
@@ -40,12 +40,10 @@ def nodes(tandem_binary, tmp_path):
     n1 = cluster.start_node("n1", "--auth-secret-file", str(secret))
     n2 = cluster.start_node("n2", "--auth-secret-file", str(secret))
     yield n1, n2
-    problems: list[str] = []
-    for node in started:
-        if node.running():
-            _stop_and_check(node, problems)
-    redis.stop()
-    assert not problems, "\n\n".join(problems)
+    try:
+        stop_running(started)
+    finally:
+        redis.stop()
 
 
 def cluster_view(node, jwt: str) -> dict:

@@ -22,7 +22,7 @@ import threading
 import pytest
 
 from cluster import RedisServer
-from conftest import _stop_and_check
+from conftest import stop_running
 from helpers import WAIT, TandemServer, healthz, wait_until
 
 
@@ -39,10 +39,7 @@ def redis(tmp_path):
 def node(tandem_binary, redis):
     started = TandemServer(tandem_binary, ["--redis", redis.url, "--node-id", "p1"])
     yield started
-    problems: list[str] = []
-    if started.running():
-        _stop_and_check(started, problems)
-    assert not problems, "\n\n".join(problems)
+    stop_running([started])
 
 
 def subscriber_port(redis: RedisServer) -> int:

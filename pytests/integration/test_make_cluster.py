@@ -12,20 +12,19 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import random
 import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from helpers import ROOT, START_WAIT, WAIT, Client, http_request, open_websocket
+from pytests.support import Lines, free_port_run, stop
 
 SCRIPT = ROOT / "scripts" / "cluster.py"
 COMPOSE_CONFIG = ROOT / "deploy" / "haproxy.cfg"
@@ -58,25 +57,6 @@ def section(text: str, header: str) -> list[str]:
         elif inside:
             lines.append(" ".join(line.split()))
     return lines
-
-
-def free_port_run(count: int) -> int:
-    """A port P such that P..P+count-1 are all free on 127.0.0.1 (as far as can be told)."""
-    for _ in range(200):
-        base = random.randint(20000, 60000 - count)
-        probes = []
-        try:
-            for port in range(base, base + count):
-                probe = socket.socket()
-                probes.append(probe)
-                probe.bind(("127.0.0.1", port))
-            return base
-        except OSError:
-            continue
-        finally:
-            for probe in probes:
-                probe.close()
-    raise AssertionError(f"no run of {count} free ports found")
 
 
 def fake_tandem(tmp_path: Path, help_text: str) -> Path:
@@ -180,7 +160,7 @@ def test_a_binary_without_cluster_mode_is_refused(tmp_path):
 
 
 class RunningCluster:
-    """scripts/cluster.py running, its output collected by reader threads."""
+    """scripts/cluster.py running, its stdout and stderr collected by reader threads."""
 
     def __init__(self, binary: Path, data: Path, nodes: int):
         self.port = free_port_run(nodes + 1)
@@ -189,29 +169,16 @@ class RunningCluster:
             [sys.executable, str(SCRIPT), "--nodes", str(nodes), "--port", str(self.port),
              "--binary", str(binary), "--data", str(data)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
-        self.stdout: list[str] = []
-        self.stderr: list[str] = []
-        self._readers = [threading.Thread(target=self._read, args=(stream, lines), daemon=True)
-                         for stream, lines in ((self.proc.stdout, self.stdout), (self.proc.stderr, self.stderr))]
-        for reader in self._readers:
-            reader.start()
-        self._wait_ready(timeout=120)
-
-    @staticmethod
-    def _read(stream, lines: list[str]) -> None:
-        for line in stream:
-            lines.append(line.rstrip("\n"))
+        self.stdout = Lines(self.proc, self.proc.stdout, "stdout")
+        self.stderr = Lines(self.proc, self.proc.stderr, "stderr")
+        try:
+            self.stdout.wait_for(lambda line: line.startswith("ready:"), timeout=120)
+        except AssertionError:
+            self.stop()
+            raise AssertionError("cluster.py did not say ready:\n" + self.output()) from None
 
     def output(self) -> str:
-        return "\n".join(self.stdout + self.stderr)
-
-    def _wait_ready(self, timeout: float) -> None:
-        deadline = time.monotonic() + timeout
-        while not any(line.startswith("ready:") for line in self.stdout):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise AssertionError("cluster.py did not say ready:\n" + self.output())
-            time.sleep(0.1)
+        return "\n".join(self.stdout.lines + self.stderr.lines)
 
     def children(self) -> dict[int, str]:
         """The processes cluster.py started, pid → name (/proc's comm)."""
@@ -227,16 +194,9 @@ class RunningCluster:
         return found
 
     def stop(self, timeout: float = 40) -> int | None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-        try:
-            rc = self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            rc = None
-            self.proc.kill()
-            self.proc.wait(5)
-        for reader in self._readers:
-            reader.join(2)
+        rc = stop(self.proc, signal.SIGTERM, timeout)
+        self.stdout.join(2)
+        self.stderr.join(2)
         return rc
 
 

@@ -10,10 +10,10 @@ import time
 
 import pytest
 
-from cluster import free_port
 from helpers import has_change
 from osc_peer import OSCReceiver, OSCSender, dump_barrier
-from test_cluster import cluster, join, redis  # noqa: F401 (fixtures)
+from pytests.support import free_port
+from test_cluster import cluster, redis  # noqa: F401 (fixtures)
 from test_osc import assert_a_window_apart
 
 

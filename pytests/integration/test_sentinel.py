@@ -18,86 +18,63 @@ from pathlib import Path
 
 import pytest
 
-from cluster import _read_reply, free_port
-from conftest import _stop_and_check
-from helpers import START_WAIT, WAIT, Client, TandemServer, healthz, open_websocket, wait_until
+from cluster import RedisServer
+from conftest import stop_running
+from helpers import START_WAIT, WAIT, TandemServer, healthz, wait_until
+from pytests.support import free_port, pairs
+from test_cluster import answered, gain_is
 
 MASTER = "mymaster"
 DOWN_AFTER_MS = 1000
 
 
-class Process:
-    """A redis-server or redis-sentinel on 127.0.0.1:`port`, its folder and its log."""
+class Sentinel(RedisServer):
+    """`redis-sentinel` on 127.0.0.1:`port` watching the primary on `primary_port`, its
+    config and its log (`sentinel.log`) in `folder`."""
 
-    def __init__(self, args: list[str], port: int, folder: Path, log: Path):
-        self.port = port
-        self.folder = folder
-        self.log_path = log
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_until(self.ping, timeout=START_WAIT, what=f"{args[0]} answering on {port} ({self.log()})")
+    program = "redis-sentinel"
 
-    def log(self) -> str:
-        return self.log_path.read_text()[-3000:] if self.log_path.exists() else ""
-
-    def command(self, *args: str) -> object:
-        import socket
-        with socket.create_connection(("127.0.0.1", self.port), timeout=WAIT) as sock:
-            sock.sendall((f"*{len(args)}\r\n" + "".join(f"${len(a.encode())}\r\n{a}\r\n" for a in args)).encode())
-            return _read_reply(sock.makefile("rb"))
-
-    def ping(self) -> bool:
-        try:
-            return self.command("PING") == "PONG"
-        except (OSError, RuntimeError):
-            return False
-
-    def kill(self, sig: int = signal.SIGKILL) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(WAIT)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-
-
-def redis_server(folder: Path, *extra: str) -> Process:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server)")
-    port = free_port()
-    folder = folder / f"redis-{port}"
-    folder.mkdir()
-    log = folder / "redis.log"
-    return Process([binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(folder), "--save", "",
-                    "--appendonly", "yes", "--appendfsync", "always", "--daemonize", "no", "--logfile", str(log), *extra],
-                   port, folder, log)
-
-
-def redis_sentinel(folder: Path, primary_port: int) -> Process:
-    binary = shutil.which("redis-sentinel")
-    if binary is None:
-        pytest.skip("redis-sentinel is not installed (apt-get install redis-sentinel)")
-    port = free_port()
-    folder = folder / f"sentinel-{port}"
-    folder.mkdir()
-    log = folder / "sentinel.log"
-    conf = folder / "sentinel.conf"
-    # Sentinel rewrites its file (the replicas and Sentinels it found, the epoch).
-    conf.write_text(f"""port {port}
+    def __init__(self, folder: Path, port: int, primary_port: int):
+        self.conf = folder / "sentinel.conf"
+        # Sentinel rewrites its file (the replicas and Sentinels it found, the epoch);
+        # with no logfile line it logs to stdout, which the log file takes.
+        self.conf.write_text(f"""port {port}
 bind 127.0.0.1
 daemonize no
 dir {folder}
-logfile {log}
 sentinel monitor {MASTER} 127.0.0.1 {primary_port} 2
 sentinel down-after-milliseconds {MASTER} {DOWN_AFTER_MS}
 sentinel failover-timeout {MASTER} 10000
 sentinel parallel-syncs {MASTER} 1
 """)
-    return Process([binary, str(conf)], port, folder, log)
+        super().__init__(folder, port)
+
+    def log_name(self) -> str:
+        return "sentinel.log"
+
+    def arguments(self) -> list[str]:
+        return [self.binary, str(self.conf)]
 
 
-def switch_time(sentinels: list[Process]) -> float | None:
+def redis_server(folder: Path, *extra: str) -> RedisServer:
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    port = free_port()
+    folder = folder / f"redis-{port}"
+    folder.mkdir()
+    return RedisServer(folder, port, extra)
+
+
+def redis_sentinel(folder: Path, primary_port: int) -> Sentinel:
+    if shutil.which("redis-sentinel") is None:
+        pytest.skip("redis-sentinel is not installed (apt-get install redis-sentinel)")
+    port = free_port()
+    folder = folder / f"sentinel-{port}"
+    folder.mkdir()
+    return Sentinel(folder, port, primary_port)
+
+
+def switch_time(sentinels: list[Sentinel]) -> float | None:
     """The wall-clock time of the first `+switch-master` in the Sentinels' logs."""
     times = []
     for sentinel in sentinels:
@@ -108,14 +85,10 @@ def switch_time(sentinels: list[Process]) -> float | None:
     return min(times) if times else None
 
 
-def fields(flat: list) -> dict:
-    return dict(zip(flat[::2], flat[1::2]))
-
-
 @pytest.fixture
 def ha(tmp_path):
     """A primary, a replica in sync, three Sentinels that agree on both; all stopped at the end."""
-    started: list[Process] = []
+    started: list[RedisServer] = []
     try:
         primary = redis_server(tmp_path)
         started.append(primary)
@@ -133,7 +106,7 @@ def ha(tmp_path):
                 try:
                     if not str(sentinel.command("SENTINEL", "ckquorum", MASTER)).startswith("OK 3 usable"):
                         return False
-                    replicas = [fields(r) for r in sentinel.command("SENTINEL", "replicas", MASTER)]
+                    replicas = [pairs(r) for r in sentinel.command("SENTINEL", "replicas", MASTER)]
                 except RuntimeError:
                     return False
                 if not any(r["port"] == str(replica.port) and r["flags"] == "slave" and r["master-link-status"] == "ok"
@@ -145,7 +118,7 @@ def ha(tmp_path):
         yield primary, replica, sentinels
     finally:
         for process in reversed(started):
-            process.kill()
+            process.stop(signal.SIGKILL)
 
 
 @pytest.fixture
@@ -160,36 +133,7 @@ def nodes(tandem_binary, ha):
         return node
 
     yield start
-    problems: list[str] = []
-    for node in started:
-        if node.running():
-            _stop_and_check(node, problems)
-    assert not problems, "\n\n".join(problems)
-
-
-@pytest.fixture
-def join():
-    opened = []
-
-    def join_(node, name: str) -> Client:
-        ws = open_websocket(node.ws_url("demo", name=name)).__enter__()
-        opened.append(ws)
-        return Client(ws)
-
-    yield join_
-    for ws in opened:
-        try:
-            ws.close()
-        except Exception:
-            pass
-
-
-def answered(seq: int):
-    return lambda f: (f.get("type") == "update" and f.get("ack", 0) >= seq) or (f.get("type") == "reject" and f.get("seq") == seq)
-
-
-def gain_is(value: float):
-    return lambda f: any(c.get("control") == "gain" and c["state"]["value"] == pytest.approx(value) for c in f.get("changes", []))
+    stop_running(started)
 
 
 def test_flags_need_each_other(tandem_binary):
@@ -207,7 +151,7 @@ def test_flags_need_each_other(tandem_binary):
 def test_nodes_follow_a_failover_of_the_primary(ha, nodes, join):
     primary, replica, sentinels = ha
     # The first Sentinel listed is down: the nodes ask the next (and two of three still elect a leader).
-    sentinels[0].kill()
+    sentinels[0].stop(signal.SIGKILL)
     # One node gives the database through --redis (no host: the Sentinels give it).
     n1 = nodes("n1", "--redis", "redis:///0")
     n2 = nodes("n2")
@@ -222,7 +166,7 @@ def test_nodes_follow_a_failover_of_the_primary(ha, nodes, join):
 
     marks = [len(node.stderr_lines) for node in (n1, n2)]
     killed, killed_wall = time.monotonic(), time.time()
-    primary.kill(signal.SIGKILL)
+    primary.stop(signal.SIGKILL)
 
     # Writes are refused while there is no primary, then acknowledged again once the nodes follow.
     value, first_ack = 0.31, None

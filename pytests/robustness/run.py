@@ -39,7 +39,8 @@ from pathlib import Path
 
 from pytests.robustness import faults as faults_mod
 from pytests.robustness.hosts import Hosts, HostError, available
-from pytests.robustness.services import ROOT, Exited, Services, Settings, tandem_binary, tandem_flags
+from pytests.robustness.services import ROOT, Services, Settings, tandem_binary, tandem_flags
+from pytests.support import Exited
 
 RUNS = ROOT / "robustness-runs"
 WORKLOAD_DEFAULTS = dict(rooms=3, ws_writers_per_room=4, http_writers_per_room=1, readers_per_room=2, rate_hz=20)

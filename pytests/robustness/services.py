@@ -24,81 +24,28 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
-import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytests.robustness.hosts import PROXY, Hosts
 from pytests.robustness.proxy import Proxy
+from pytests.support import START_WAIT, LoggedProcess, accepts, redis_command, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 REDIS_PORT = 6379
 SENTINEL_PORT = 26379
 NODE_PORT = 8080
 MASTER = "mymaster"
-START_WAIT = 60.0
 FAKETIME_LIBS = ("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1",
                  "/usr/lib/aarch64-linux-gnu/faketime/libfaketimeMT.so.1",
                  "/usr/lib/faketime/libfaketimeMT.so.1")
 
-
-# --------------------------------------------------------------------------
-# Redis over RESP, for the harness' own reads (lease, roles, the final log)
-# --------------------------------------------------------------------------
-
-
-def redis_command(host: str, port: int, *args: str, timeout: float = 2.0) -> object:
-    """One command: strings, integers, arrays (nested), None; a Redis error raises RuntimeError."""
-    with socket.create_connection((host, port), timeout=timeout) as sock:
-        sock.settimeout(timeout)
-        payload = f"*{len(args)}\r\n" + "".join(f"${len(a.encode())}\r\n{a}\r\n" for a in map(str, args))
-        sock.sendall(payload.encode())
-        return _read_reply(sock.makefile("rb"))
-
-
-def _read_reply(reader) -> object:
-    line = reader.readline()
-    if not line:
-        raise OSError("redis closed the connection")
-    kind, rest = line[:1], line[1:-2]
-    if kind == b"+":
-        return rest.decode()
-    if kind == b"-":
-        raise RuntimeError(rest.decode())
-    if kind == b":":
-        return int(rest)
-    if kind == b"$":
-        n = int(rest)
-        if n < 0:
-            return None
-        return reader.read(n + 2)[:-2].decode("utf-8", "replace")
-    if kind == b"*":
-        n = int(rest)
-        return None if n < 0 else [_read_reply(reader) for _ in range(n)]
-    raise RuntimeError(f"unexpected reply {line!r}")
-
-
-class Exited(Exception):
-    """A process waited for has exited: no use waiting longer."""
-
-
 def wait_for(condition, timeout: float, what: str, interval: float = 0.05):
-    """Polls `condition()` (OSError and RuntimeError count as not yet) until truthy, which is returned."""
-    deadline = time.monotonic() + timeout
-    last = None
-    while True:
-        try:
-            last = condition()
-        except (OSError, RuntimeError) as error:
-            last = error
-        if last and not isinstance(last, Exception):
-            return last
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"not {what} within {timeout} s (last: {last!r})")
-        time.sleep(interval)
+    """Polls `condition()` (OSError and RuntimeError count as not yet) until truthy, which is
+    returned; TimeoutError past `timeout` s (the harness' waits on the topology)."""
+    return wait_until(condition, timeout, interval, what, ignore=(OSError, RuntimeError), error=TimeoutError)
 
 
 def tandem_binary() -> Path:
@@ -121,42 +68,37 @@ def faketime_lib() -> str | None:
 
 
 class Proc:
-    """A process in a host's namespace: start, signal, wait."""
+    """A process in a host's namespace, its stdout and stderr in `log`: start, signal, wait."""
 
-    name = "proc"
-
-    def __init__(self, hosts: Hosts, host: str, log: Path):
+    def __init__(self, hosts: Hosts, host: str, log: Path, name: str):
         self.hosts = hosts
         self.host = host
-        self.log = log
-        self.proc: subprocess.Popen | None = None
+        self.name = name
+        self.process = LoggedProcess(log, name)
         self.env: dict[str, str] = {}
         self.paused = False
+
+    @property
+    def log(self) -> Path:
+        return self.process.log
 
     def command(self) -> list[str]:
         raise NotImplementedError
 
     def spawn(self) -> None:
-        env = dict(os.environ, **self.env)
-        out = open(self.log, "ab")
-        out.write(f"--- {time.strftime('%H:%M:%S')} start: {' '.join(self.command())}\n".encode())
-        out.flush()
-        self.proc = subprocess.Popen(self.hosts.prefix_args(self.host) + self.command(), cwd=str(ROOT), env=env,
-                                     stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT)
-        out.close()
+        self.process.start(self.hosts.prefix_args(self.host) + self.command(), cwd=ROOT, env=dict(os.environ, **self.env))
         self.paused = False
 
     @property
     def pid(self) -> int | None:
-        return self.proc.pid if self.proc else None
+        return self.process.pid
 
     def running(self) -> bool:
-        return self.proc is not None and self.proc.poll() is None
+        return self.process.running()
 
     def signal(self, sig: int) -> None:
         if self.running():
-            assert self.proc is not None
-            self.proc.send_signal(sig)
+            self.process.send_signal(sig)
             if sig == signal.SIGSTOP:
                 self.paused = True
             elif sig == signal.SIGCONT:
@@ -164,40 +106,28 @@ class Proc:
 
     def kill(self) -> None:
         """SIGKILL (after SIGCONT, in case it is paused), and reap."""
-        if self.running():
-            assert self.proc is not None
-            self.proc.send_signal(signal.SIGCONT)
-            self.proc.kill()
-        if self.proc:
-            self.proc.wait(10)
+        self.process.send_signal(signal.SIGCONT)
+        self.process.stop(signal.SIGKILL, timeout=10)
         self.paused = False
 
     def terminate(self, timeout: float = 10) -> None:
+        """SIGTERM (after SIGCONT, in case it is paused); SIGKILL past `timeout` s."""
         if self.running():
-            assert self.proc is not None
-            self.proc.send_signal(signal.SIGCONT)
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.kill()
+            self.process.send_signal(signal.SIGCONT)
+            self.process.stop(signal.SIGTERM, timeout, reap=10)
+            self.paused = False
 
     def head(self, n: int = 1500) -> str:
         """The log from this process' last start (its first lines: why it stopped at start)."""
-        text = self.tail(200_000)
-        return text[text.rfind("--- "):][:n]
+        return self.process.since_start(n)
 
     def tail(self, n: int = 3000) -> str:
-        try:
-            return self.log.read_text(errors="replace")[-n:]
-        except OSError:
-            return ""
+        return self.process.log_text(n)
 
 
 class RedisProc(Proc):
     def __init__(self, hosts: Hosts, host: str, folder: Path, replica_of: str | None = None):
-        super().__init__(hosts, host, folder / f"{host}.log")
-        self.name = host
+        super().__init__(hosts, host, folder / f"{host}.log", host)
         self.folder = folder / host
         self.folder.mkdir(parents=True, exist_ok=True)
         self.replica_of = replica_of  # a host name, or None for a primary
@@ -218,7 +148,7 @@ class RedisProc(Proc):
     def start(self, wait: bool = True) -> None:
         self.spawn()
         if wait:
-            wait_for(self.ping, START_WAIT, f"{self.name} answering PING")
+            self.process.wait_for(self.ping, START_WAIT, f"{self.name} answering PING")
 
     def cmd(self, *args: str, timeout: float = 2.0) -> object:
         return redis_command(self.ip, REDIS_PORT, *args, timeout=timeout)
@@ -239,8 +169,7 @@ class RedisProc(Proc):
 
 class SentinelProc(Proc):
     def __init__(self, hosts: Hosts, host: str, folder: Path, master_host: str):
-        super().__init__(hosts, host, folder / f"sentinel-{host}.log")
-        self.name = f"sentinel-{host}"
+        super().__init__(hosts, host, folder / f"sentinel-{host}.log", f"sentinel-{host}")
         self.conf = folder / f"sentinel-{host}.conf"
         self.conf.write_text("\n".join([
             f"port {SENTINEL_PORT}", "bind 0.0.0.0", "protected-mode no", "daemonize no", f"dir {folder}",
@@ -260,7 +189,7 @@ class SentinelProc(Proc):
 
     def start(self) -> None:
         self.spawn()
-        wait_for(lambda: redis_command(self.ip, SENTINEL_PORT, "PING") == "PONG", START_WAIT, f"{self.name} answering")
+        self.process.wait_for(lambda: self.cmd("PING") == "PONG", START_WAIT, f"{self.name} answering")
 
     def cmd(self, *args: str, timeout: float = 2.0) -> object:
         return redis_command(self.ip, SENTINEL_PORT, *args, timeout=timeout)
@@ -276,8 +205,7 @@ class SentinelProc(Proc):
 class NodeProc(Proc):
     def __init__(self, hosts: Hosts, host: str, folder: Path, binary: Path, redis_args: list[str],
                  extra: list[str], faketime: bool = False):
-        super().__init__(hosts, host, folder / f"{host}.log")
-        self.name = host
+        super().__init__(hosts, host, folder / f"{host}.log", host)
         self.binary = binary
         self.redis_args = redis_args
         self.extra = extra
@@ -310,12 +238,8 @@ class NodeProc(Proc):
             self.wait_listening()
 
     def wait_listening(self, timeout: float = START_WAIT) -> None:
-        def up() -> bool:
-            if not self.running():
-                raise Exited(f"{self.name} exited: {self.head()}")
-            with socket.create_connection((self.ip, NODE_PORT), timeout=1):
-                return True
-        wait_for(up, timeout, f"{self.name} listening")
+        """Until the node accepts connections on its port; `Exited` at once if it exited."""
+        self.process.wait_for(lambda: accepts(self.ip, NODE_PORT), timeout, f"{self.name} listening")
 
     def healthz(self, timeout: float = 2.0) -> int | None:
         try:

@@ -48,7 +48,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 
 from pytests.robustness import rooms as room_files
-from pytests.robustness.resp import Resp, pairs
+from pytests.support.resp import Resp, pairs
 
 SUBPROTOCOL = "tandem.v1"
 
