@@ -1,4 +1,4 @@
-"""An OSC writer on the page (issue 15): a set sent over OSC (python-osc, to the
+"""An OSC writer on the page (docs/osc.md): a set sent over OSC (python-osc, to the
 server's --osc-listen) shows the member `osc` in the people list with a colour,
 moves the control, and the card's "last changed" line names `osc`. Screenshot:
 test-output/e2e/osc-writer.png."""

@@ -1,8 +1,8 @@
-"""Issue 10's attacker's list, replayed: each abuse from its "Why" gets its
-clear answer (docs/security.md), counted where a metric exists, and the
-server keeps serving everyone else meanwhile — `/healthz` answers on a fresh
-connection, and two members of the demo room (connected before the abuse)
-still see each other's changes.
+"""The attacker's list of the first abuse probe, replayed: each abuse it found
+gets its clear answer (docs/security.md, "The attacker's list, replayed"),
+counted where a metric exists, and the server keeps serving everyone else
+meanwhile — `/healthz` answers on a fresh connection, and two members of the
+demo room (connected before the abuse) still see each other's changes.
 
 Each test starts its own server. The resource abuses are scaled down (a
 small limit, a few thousand sockets); the full-size numbers are in

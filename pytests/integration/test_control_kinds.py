@@ -1,4 +1,5 @@
-"""The control kinds and options of issue 11 against the real server: a synth
+"""The control kinds of protocol v1.1 and their options (docs/protocol.md,
+"Control kinds added in v1.1") against the real server: a synth
 room posted through the admin API with a log slider, digits, units, snap
 labels, a toggle, an xy pad and a button, then driven over WebSocket and HTTP
 (drags, steps, sets and their rejects), and kept across a restart."""

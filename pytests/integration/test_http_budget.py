@@ -1,8 +1,9 @@
 """The HTTP API's rate budget (HTTPBudget.swift, docs/security.md "Limits";
-issue 22): writes and the costly reads share a WebSocket member's rate per
-token (its `sub`) or, without auth, per peer address; past it 429
-`rate_limited` with `Retry-After`, and another token is not touched. HTTP
-writes are named in the history by their token's display name.
+findings 9 and 10 of the second hostile probe): writes and the costly reads
+share a WebSocket member's rate per token (its `sub`) or, without auth, per
+peer address; past it 429 `rate_limited` with `Retry-After`, and another token
+is not touched. HTTP writes are named in the history by their token's display
+name.
 
 `--http-rate 5` (10 at once) makes the budget small enough for a loaded
 machine to pass it for sure: each test sends until the 429 it expects."""

@@ -267,7 +267,8 @@ def test_a_request_relayed_by_a_proxy_on_this_machine_is_not_loopback_for_the_ad
     assert raw_http.request(server.port, "GET", "/api/rooms", [relay]).status == 200
 
 
-# -- the request head (issue 22): header names, header size, reason phrases
+# -- the request head (docs/security.md, "Headers and status lines", from the
+# second hostile probe): header names, header size, reason phrases
 
 
 def put_knob(server, headers, body: bytes) -> raw_http.RawResponse:

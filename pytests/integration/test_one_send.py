@@ -1,4 +1,4 @@
-"""One send per frame (issue 13): the server writes each WebSocket frame to
+"""One send per frame (docs/benchmarks.md, "Fan-out at the floor"): the server writes each WebSocket frame to
 its socket in one system call (`--sends send`) or one io_uring send (the
 default), whatever its size. Counted from the outside: strace (Debian
 `strace`) attached to the running server records every send, and each client

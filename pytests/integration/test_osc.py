@@ -1,4 +1,4 @@
-"""The OSC bridge (issue 15) against the real server, with python-osc as the
+"""The OSC bridge (docs/osc.md) against the real server, with python-osc as the
 independent OSC peer (osc_peer.py): commits and conflated previews out to
 --osc-send targets, dumps, sets and steps in on --osc-listen from a member
 named `osc`, holds, drops with their reasons, the flags.
@@ -1066,7 +1066,8 @@ def test_help_names_the_osc_flags(tandem_binary):
 
 
 # --------------------------------------------------------------------------
-# Limits: dumps and new names (docs/osc.md, "Limits"; issue 22)
+# Limits: dumps and new names (docs/osc.md, "Limits"; findings 6 and 7 of the
+# second hostile probe, docs/security.md "The second probe, replayed")
 # --------------------------------------------------------------------------
 
 DUMP_BURST = 10  # dumps answered at once per sender address (docs/osc.md, "Limits")

@@ -1,8 +1,9 @@
-"""The limits of presets (docs/presets.md, "Limits"; issue 22, findings 4, 5 and 8
-and the lows on names and HTTP authors): one notion of a name (NFC, no bidi
-controls, a byte cap beside the character cap), the per-room cap held by
-Redis in a cluster, the rate limit before a save on every node, and the list
-sent to members a few times a second however fast it changes."""
+"""The limits of presets (docs/presets.md, "Limits"; findings 4, 5 and 8 of
+the second hostile probe, docs/security.md, and its low ones on names and HTTP
+authors): one notion of a name (NFC, no bidi controls, a byte cap beside the
+character cap), the per-room cap held by Redis in a cluster, the rate limit
+before a save on every node, and the list sent to members a few times a second
+however fast it changes."""
 
 from __future__ import annotations
 

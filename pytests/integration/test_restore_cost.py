@@ -1,8 +1,9 @@
-"""Cost before work for the timeline (issue 22, High 2, High 3, Medium 9;
+"""Cost before work for the timeline (findings 2, 3 and 9 of the second
+hostile probe, docs/security.md "The second probe, replayed";
 docs/timeline.md, "Cost"): a restore is checked for order, rate and role
 before the past state is read, so a refused one reads nothing
-(`tandem_timeline_reads_total{kind="moment"}` does not move); a read replays
-a bounded number of log rows; in a cluster the summary is a bounded number of
+(`tandem_timeline_reads_total{kind="moment"}` does not move); a read replays a
+bounded number of log rows; in a cluster the summary is a bounded number of
 seeks however long Redis' log is (`tandem_timeline_log_rows_read_total`)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""History retention (`--history-keep`, docs/storage.md "Retention"; issue
-22): housekeeping prunes each room's log in bounded passes down to the
+"""History retention (`--history-keep`, docs/storage.md "Retention"):
+housekeeping prunes each room's log in bounded passes down to the
 newest N commits; the file's rows stay bounded; a pruned revision reads as
 `pruned` on the timeline; `0` or `forever` keeps everything."""
 

@@ -1,4 +1,5 @@
-"""A room-scoped admin stays in its rooms (issue 22, finding 1).
+"""A room-scoped admin stays in its rooms (finding 1 of the second hostile probe,
+docs/security.md "The second probe, replayed").
 
 `POST /api/rooms` carries the room it creates or replaces in its body. The
 room a token must cover is read by the same reader that builds the schema

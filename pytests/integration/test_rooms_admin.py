@@ -205,7 +205,7 @@ def test_history_keep_an_age_parses_and_keeps_recent_commits(start_server, tmp_p
 
 
 def test_a_bad_history_keep_exits_2_naming_the_flag(tandem_binary):
-    for value in ["-3", "3x", "d", "1.5h", ""]:  # 0 is "keep everything" (issue 22)
+    for value in ["-3", "3x", "d", "1.5h", ""]:  # 0 is "keep everything" (docs/storage.md, "Retention")
         result = subprocess.run([str(tandem_binary), "--history-keep", value], cwd=ROOT,
                                 capture_output=True, text=True, timeout=WAIT)
         assert result.returncode == 2, value
