@@ -27,7 +27,7 @@ TEST_PKGS += node-ws
 RUN_PKGS  += libhiredis-dev
 TEST_PKGS += redis-server haproxy
 CLUSTER_PKGS := redis-server haproxy
-# The robustness suite (tests/robustness/): Sentinel for failovers, libfaketime for clock jumps.
+# The robustness suite (pytests/robustness/): Sentinel for failovers, libfaketime for clock jumps.
 TEST_PKGS += faketime redis-sentinel
 # The OSC bridge (--osc-send, --osc-listen): liblo to build; its oscsend/oscdump to try it (docs/osc.md).
 RUN_PKGS  += liblo-dev
@@ -56,9 +56,9 @@ test-deps:
 
 # The Python venv for the integration tests (websockets, pytest).
 venv: $(VENV)/.installed
-$(VENV)/.installed: tests/requirements.txt
+$(VENV)/.installed: pytests/requirements.txt
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check -r tests/requirements.txt
+	$(VENV)/bin/pip install -q --disable-pip-version-check -r pytests/requirements.txt
 	touch $@
 
 # `build` and `release` only build: on a fresh machine run `make deps` once first
@@ -94,7 +94,7 @@ check:
 
 test: test-deps venv test-swift test-web test-python test-cluster-protocol test-client-python test-client-js test-e2e check-compose test-fuzz test-robustness
 
-# The robustness suite (tests/robustness/, root only: network namespaces, iptables):
+# The robustness suite (pytests/robustness/, root only: network namespaces, iptables):
 # Redis (with replicas and Sentinels if asked) and three Tandem nodes on hosts of their own, a
 # workload of writers and readers, a seeded schedule of faults (kills, pauses,
 # partitions, Redis kills, failovers, clock jumps, slow links), then the checker.
@@ -104,13 +104,13 @@ SEED    ?= 1
 MINUTES ?= 10
 robustness: test-deps venv
 	$(SWIFT) build --product tandem
-	$(VENV)/bin/python -m tests.robustness.run --seed $(SEED) --minutes $(MINUTES) $(ARGS)
+	$(VENV)/bin/python -m pytests.robustness.run --seed $(SEED) --minutes $(MINUTES) $(ARGS)
 
 # Part of `make test`: the hosts, the partition scenario and a short seeded run
 # (skipped when not root or without ip netns).
 test-robustness: venv
 	$(SWIFT) build --product tandem
-	$(VENV)/bin/python -m pytest -q tests/robustness
+	$(VENV)/bin/python -m pytest -q pytests/robustness
 
 # Unit tests of the core and the wire, and Swift integration tests against the
 # real server: plain `swift test`, every suite in one process.
@@ -133,7 +133,7 @@ test-client-js:
 test-python: venv
 	$(SWIFT) build --product tandem
 	$(SWIFT) build --product tandem-bench
-	$(VENV)/bin/python -m pytest -q tests/integration
+	$(VENV)/bin/python -m pytest -q pytests/integration
 
 # The protocol tests again, each against the second node of a two-node cluster
 # on a Redis of its own whose first node owns the demo room, so that every
@@ -145,7 +145,7 @@ CLUSTER_PROTOCOL_TESTS := messages rejects presence welcome undo control_kinds f
 test-cluster-protocol: venv
 	$(SWIFT) build --product tandem
 	TANDEM_TEST_CLUSTER=1 $(VENV)/bin/python -m pytest -q -k "not poll and not memory_server" \
-		$(foreach t,$(CLUSTER_PROTOCOL_TESTS),tests/integration/test_$(t).py)
+		$(foreach t,$(CLUSTER_PROTOCOL_TESTS),pytests/integration/test_$(t).py)
 
 # The Python client (clients/python): installed into a venv of its own as a user
 # would install it (not editable), then its tests, the shared conformance
@@ -161,7 +161,7 @@ test-client-python:
 # screenshots land in test-output/e2e/.
 test-e2e: venv
 	$(SWIFT) build --product tandem
-	$(VENV)/bin/python -m pytest -q tests/e2e
+	$(VENV)/bin/python -m pytest -q pytests/e2e
 
 # The Autobahn|Testsuite's fuzzing client (cases 1-7, 9, 10) against `tandem
 # --echo-path /echo`; fails unless every case is OK, NON-STRICT or

@@ -482,7 +482,7 @@ def main() -> None:
         finally:
             server.stop()
         return
-    sys.path.insert(0, str(ROOT / "tests" / "integration"))
+    sys.path.insert(0, str(ROOT / "pytests" / "integration"))
     from cluster import RedisServer
     folder = tempfile.TemporaryDirectory()
     redis = RedisServer(Path(folder.name))

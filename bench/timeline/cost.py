@@ -16,7 +16,7 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "integration"))
+sys.path.insert(0, str(ROOT / "pytests" / "integration"))
 from websockets.sync.client import connect as ws_connect  # noqa: E402
 
 from cluster import Cluster, RedisServer  # noqa: E402

@@ -1,5 +1,5 @@
 """Fixtures: the real `tandem` server, started per test on a free port exactly as
-the repository's integration tests start it (tests/integration/helpers.py).
+the repository's integration tests start it (pytests/integration/helpers.py).
 
 `TANDEM_BINARY` overrides the server binary (default: the repository's
 `.build/debug/tandem`; run `swift build` first).
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "tests" / "integration"))
+sys.path.insert(0, str(ROOT / "pytests" / "integration"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from helpers import Client, TandemServer, copy_binary, open_websocket  # noqa: E402

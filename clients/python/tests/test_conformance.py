@@ -1,6 +1,6 @@
 """The shared scenario list (clients/conformance/scenarios.md), numbered as there,
 run against the real server. Another person is a raw tandem.v1 connection
-(tests/integration/helpers.py) or the HTTP API."""
+(pytests/integration/helpers.py) or the HTTP API."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 import tandem
 from helpers import WAIT, find_change, has_change, has_gesture, value_is
 from proxy import Proxy
-from test_auth import token as mint  # tokens minted independently of the server (tests/integration)
+from test_auth import token as mint  # tokens minted independently of the server (pytests/integration)
 
 
 STUDIO = {"id": "studio", "title": "Studio", "controls": [

@@ -1,0 +1,1 @@
+"""The robustness suite (pytests/robustness): workload, faults, history checker."""

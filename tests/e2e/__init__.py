@@ -1,2 +1,0 @@
-"""Tandem's end-to-end browser tests, a package so that its test modules may share
-basenames with tests/integration (test_undo.py) when both are run together."""

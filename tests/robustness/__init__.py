@@ -1,1 +1,0 @@
-"""The robustness suite (tests/robustness): workload, faults, history checker."""
