@@ -88,6 +88,12 @@ enum HTTPAnswer {
         .body(status: status, contentType: "application/json", bytes: bytes)
     }
 
+    /// 405 for an API path that takes only `allowed` (e.g. "GET, POST"), named in `Allow`.
+    static func methodNotAllowed(_ allowed: String) -> HTTPAnswer {
+        .body(status: 405, contentType: "application/json", bytes: problemBody("method_not_allowed", "use \(allowed)"),
+              headers: [("Allow", allowed)])
+    }
+
     /// A room's reject to a write over HTTP: `{"code", "message"[, "holder"]}`
     /// with 404 for an unknown control, 403 forbidden, 409 busy,
     /// 503 unavailable (nothing changed) and unknown (it may have been applied), else 400.

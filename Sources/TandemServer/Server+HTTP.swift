@@ -273,7 +273,7 @@ extension Server {
     }
 
     private func methodNotAllowed(_ allowed: String) -> HTTPAnswer {
-        .body(status: 405, contentType: "application/json", bytes: problem("method_not_allowed", "use \(allowed)"), headers: [("Allow", allowed)])
+        .methodNotAllowed(allowed)
     }
 
     func problem(_ code: String, _ message: String) -> [UInt8] {

@@ -136,7 +136,7 @@ extension Server {
     }
 
     private func presetMethodNotAllowed(_ allowed: String) -> HTTPAnswer {
-        .body(status: 405, contentType: "application/json", bytes: problem("method_not_allowed", "use \(allowed)"), headers: [("Allow", allowed)])
+        .methodNotAllowed(allowed)
     }
 }
 

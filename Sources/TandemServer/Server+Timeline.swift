@@ -111,7 +111,7 @@ extension Server {
     }
 
     private func timelineMethodNotAllowed(_ allowed: String) -> HTTPAnswer {
-        .body(status: 405, contentType: "application/json", bytes: problem("method_not_allowed", "use \(allowed)"), headers: [("Allow", allowed)])
+        .methodNotAllowed(allowed)
     }
 
     /// `POST /api/rooms/{room}/restore` `{"rev": R}`: committed as the API's

@@ -94,9 +94,7 @@ final class ReplicatedRooms: RoomServiceBase, RoomService {
 
     func ownRoute(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer? {
         guard parts == ["cluster"] else { return nil }
-        guard exchange.method == .get else {
-            return .body(status: 405, contentType: "application/json", bytes: problem("method_not_allowed", "use GET"), headers: [("Allow", "GET")])
-        }
+        guard exchange.method == .get else { return .methodNotAllowed("GET") }
         return clusterAPI(for: exchange.claims) // ReplicatedRooms+API.swift
     }
 
