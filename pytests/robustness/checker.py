@@ -540,12 +540,29 @@ class _Read:
     frame: int
 
 
+@dataclass
+class _Frozen:
+    """A fault's frozen window for one room: from `start`, a connection's frames may show any state
+    since `start` until `until` (the fault's end plus the catch-up floor), and after that for as long
+    as the connection has not been shown `caught_up_rev` (the highest revision known committed when
+    the fault ended), but not past `limit`."""
+    start: float
+    end: float
+    until: float
+    limit: float
+    caught_up_rev: int
+
+
 def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, slack: float,
-                  opened: dict[tuple, float], frozen: list[tuple[float, float]]) -> tuple[list[_Read], dict]:
+                  opened: dict[tuple, float], frozen: list[_Frozen]) -> tuple[list[_Read], dict]:
     """Frames against the log; the reads they make. `opened`: (process, conn) -> when the connection was
-    opened. `frozen`: (start, until) windows in which a read may show any state since `start`."""
+    opened. `frozen`: the faults' windows, in which a read may show any state since the fault began."""
     reads: list[_Read] = []
     relaxed = 0
+    # Per connection and fault: when the connection was first shown the room as it was at the fault's
+    # end (a frame at or past `caught_up_rev`, received after the end): it has replayed the backlog.
+    caught: dict[tuple, list[float | None]] = {}
+    catchup_worst = 0.0
     conn_rev: dict[tuple, int] = {}
     conn_control: dict[tuple, int] = {}
     conn_last_t: dict[tuple, float] = {}
@@ -582,7 +599,14 @@ def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, sla
         else:
             invoke = conn_last_t[key]
         invoke = min(float(invoke), t) - slack
-        since_fault = min((a for a, b in frozen if a <= t <= b), default=None)
+        marks = caught.setdefault(key, [None] * len(frozen))
+        since_fault = None
+        for k, f in enumerate(frozen):
+            if f.start <= t and (t <= f.until or (marks[k] is None and t <= f.limit)):
+                since_fault = f.start if since_fault is None else min(since_fault, f.start)
+            if marks[k] is None and t >= f.end and rev is not None and rev >= f.caught_up_rev:
+                marks[k] = t
+                catchup_worst = max(catchup_worst, t - f.end)
         if since_fault is not None and invoke > since_fault:
             invoke = since_fault  # a view cut off or paused since the fault began shows what it had then
             relaxed += 1
@@ -633,7 +657,7 @@ def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, sla
                                   frames=[fi], control=control, t=t))
                 continue
             reads.append(_Read(control, seen_rev, invoke, t, fi))
-    return reads, {"frames": len(frames), "changes": changes, "frames_relaxed": relaxed}
+    return reads, {"frames": len(frames), "changes": changes, "frames_relaxed": relaxed, "catchup_s": catchup_worst}
 
 
 # ---------------------------------------------------------------- 4. linearizability
@@ -809,7 +833,7 @@ def _availability(history: dict, ops: list[OpRec]) -> list[FaultStat]:
 # ---------------------------------------------------------------- check
 
 def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 0.0, reads: bool = True,
-          frozen_views: bool = True, catchup: float = 2.0, step_budget: int = 200_000,
+          frozen_views: bool = True, catchup: float = 2.0, catchup_limit: float = 15.0, step_budget: int = 200_000,
           cap_per_kind: int = 100) -> Result:
     """Every property of the module doc over `history`.
 
@@ -821,8 +845,10 @@ def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 
     frame received during a fault or up to `catchup` seconds after its end
     may show the state of any moment since the fault began (a node paused,
     or cut off from Redis, serves its view as it was, then replays the
-    owner's publications in order; scale-out.md promises no fresher reads);
-    False holds those frames to the strict window too. `step_budget`: the
+    owner's publications in order; scale-out.md promises no fresher reads),
+    and so may a later frame on a connection not yet shown the room as it
+    was at the fault's end (it is still replaying), up to `catchup_limit`
+    seconds after the end; False holds those frames to the strict window too. `step_budget`: the
     search's steps per control before it answers unknown. `cap_per_kind`:
     violations kept per kind and room (the rest are counted).
     """
@@ -841,12 +867,12 @@ def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 
     # a welcome's read window starts there.
     opened = {(c.get("process"), c.get("conn")): float(c["t_open"]) for c in history.get("connections") or []
               if c.get("conn") is not None and c.get("t_open") is not None}
-    frozen = []
+    windows = []
     if frozen_views:
         for f in history.get("faults") or []:
             start = float(f.get("start", 0.0))
             end = float(f.get("end") if f.get("end") is not None else start)
-            frozen.append((start, end + catchup))
+            windows.append((start, end))
 
     result = Result()
     for rid, r in rooms.items():
@@ -858,6 +884,8 @@ def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 
         lower = _Lower(points)
         _check_log(r, out)
         match_stats = _match(r, rops, lower, out)
+        frozen = [_Frozen(start, end, end + catchup, end + max(catchup, catchup_limit), lower.before(end))
+                  for start, end in windows]
         rds, frame_stats = _check_frames(r, frames_by_room.get(rid, []), out, read_slack, opened, frozen)
         stale: list = [0.0, None, None]
         parts = _linearize(r, rops, rds if reads else [], step_budget, out, stale)
@@ -894,6 +922,7 @@ def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 
         "linearizable": {s: sum(p.status == s for p in result.partitions) for s in ("ok", "violation", "unknown")},
         "seed": history.get("seed"),
         "stale_read_s": max((rr.stats["stale_read_s"] for rr in result.rooms.values()), default=0.0),
+        "catchup_s": max((rr.stats["catchup_s"] for rr in result.rooms.values()), default=0.0),
     }
     return result
 
@@ -911,6 +940,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--strict-views", action="store_true",
                     help="frames during and just after a fault get no wider read window")
     ap.add_argument("--catchup", type=float, default=2.0, help="seconds after a fault a view may lag (2)")
+    ap.add_argument("--catchup-limit", type=float, default=15.0,
+                    help="seconds after a fault a connection not yet shown the room as it was then may lag (15)")
     ap.add_argument("--budget", type=int, default=200_000, help="search steps per control (200000)")
     ap.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     ap.add_argument("--strict", action="store_true", help="an unknown search result fails too")
@@ -919,7 +950,8 @@ def main(argv: list[str] | None = None) -> int:
     with open(args.history) as fh:
         history = json.load(fh)
     result = check(history, convergence_bound=args.bound, read_slack=args.read_slack, reads=not args.no_reads,
-                   frozen_views=not args.strict_views, catchup=args.catchup, step_budget=args.budget)
+                   frozen_views=not args.strict_views, catchup=args.catchup,
+                   catchup_limit=args.catchup_limit, step_budget=args.budget)
     print(report.tables(result, history))
     if result.violations:
         hidden = result.stats["suppressed"]

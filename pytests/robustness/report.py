@@ -127,7 +127,8 @@ def tables(result, history: dict, grace: float = 1.0) -> str:
     out.append(f"other violations: {', '.join(f'{k} {n}' for k, n in sorted(others.items())) or 'none'}")
     if conv is not None:
         out.append(f"readers converged: worst {conv:.2f} s after the heal at {result.stats.get('heal_at', 0):.2f} s; "
-                   f"stalest read: {result.stats.get('stale_read_s', 0.0):.3f} s after a newer commit was acknowledged")
+                   f"stalest read: {result.stats.get('stale_read_s', 0.0):.3f} s after a newer commit was acknowledged; "
+                   f"slowest catch-up: {result.stats.get('catchup_s', 0.0):.3f} s after a fault's end")
     lin = result.stats.get("linearizable") or {}
     out.append(f"controls searched: {sum(lin.values())} ({lin.get('ok', 0)} ok, {lin.get('violation', 0)} not "
                f"linearizable, {lin.get('unknown', 0)} unknown: search budget spent)")

@@ -262,13 +262,49 @@ def test_a_view_frozen_by_a_fault_may_show_what_it_had_when_the_fault_began():
     assert r.valid, [str(x) for x in r.violations]
     assert r.rooms["r1"].stats["frames_relaxed"] >= 1
     assert kinds(h.check(frozen_views=False)) == {"not_linearizable"}
-    assert kinds(h.check(catchup=0.5)) == {"not_linearizable"}  # 5.0 is past 4.2 + 0.5
+    assert kinds(h.check(catchup=0.5, catchup_limit=0.5)) == {"not_linearizable"}  # 5.0 is past 4.2 + 0.5
     # a fault that began after rev 2 was acknowledged excuses nothing
     h2 = stale()
     h2.frame("r1", 1, 4.5, 1, [("size", {"index": 2, "value": 60}, 0)])
     h2.frame("r1", 1, 5.0, 1, [("gain", v(0.1), 1)])
     h2.fault("pause", 4.1, 4.6, target="n2")
     assert kinds(h2.check()) == {"not_linearizable"}
+
+
+def test_a_view_still_replaying_after_a_fault_may_lag_until_it_shows_the_room_as_it_was_at_the_end():
+    # r1's node was paused 2.5-4.2; rev 2 was acknowledged at 4.0, before the end. At 7.0, past the
+    # 2 s floor, r1 still shows rev 1: it has not yet been shown rev 2, so it is still replaying.
+    h = stale()
+    h.frame("r1", 1, 4.5, 1, [("size", {"index": 2, "value": 60}, 0)])
+    h.frame("r1", 1, 7.0, 1, [("gain", v(0.1), 1)])
+    h.fault("pause", 2.5, 4.2, target="n2")
+    r = h.check()
+    assert r.valid, [str(x) for x in r.violations]
+    # the slowest connection that did catch up: r2, shown rev 2 at 4.5, 0.3 s after the end
+    assert r.stats["catchup_s"] == pytest.approx(0.3)
+    # the lag is bounded: past `catchup_limit` the strict window holds again
+    assert kinds(h.check(catchup_limit=2.5)) == {"not_linearizable"}  # 7.0 is past 4.2 + 2.5
+    assert kinds(h.check(frozen_views=False)) == {"not_linearizable"}
+
+
+def test_a_view_shown_the_end_state_is_held_to_the_strict_window_after_the_floor():
+    # As above, but r1 is shown rev 2 at 4.5: it has caught up. A write of rev 3 is acknowledged at
+    # 8.0; at 9.0 r1 (previous frame 8.5) still shows rev 2 of gain: stale, and no fault excuses it.
+    h = stale()
+    h.fault("pause", 2.5, 4.2, target="n2")
+    h.frame("r1", 1, 4.5, 2, [("gain", v(0.2), 2)])
+    h.op("w1:3", 7.5, "ok", 8.0, value=v(0.3), rev=3).commit(3, v(0.3))
+    h.frame("r1", 1, 8.5, 2, [("size", {"index": 2, "value": 60}, 0)])
+    h.frame("r1", 1, 9.0, 2, [("gain", v(0.2), 2)])
+    assert kinds(h.check()) == {"not_linearizable"}
+    # the same frames with r1 never shown rev 2 after the end (its 4.5 frame at rev 1) are excused
+    h2 = stale()
+    h2.fault("pause", 2.5, 4.2, target="n2")
+    h2.frame("r1", 1, 4.5, 1, [("gain", v(0.1), 1)])
+    h2.op("w1:3", 7.5, "ok", 8.0, value=v(0.3), rev=3).commit(3, v(0.3))
+    h2.frame("r1", 1, 8.5, 1, [("size", {"index": 2, "value": 60}, 0)])
+    h2.frame("r1", 1, 9.0, 1, [("gain", v(0.1), 1)])
+    assert h2.check().valid
 
 
 def test_concurrent_write_and_read_linearize_either_way():
