@@ -48,7 +48,7 @@ final class RoomReplica {
     // MARK: the authority (while this node owns the room)
 
     /// The room that applies every message, when this node holds the lease.
-    var authority: Room?
+    var authority: RoomAuthority?
     /// This node's lease epoch and its value in Redis (`NODE EPOCH`).
     var epoch = 0
     var holder = ""
