@@ -32,6 +32,9 @@ extension Room {
         slots.compactMap { $0.live?.lastHeard.adding(seconds: limits.holdTimeout) }.min()
     }
 
+    /// Whether a live hold has lapsed by `now`: `expire(at:)` has something to cancel.
+    public func hasLapsedHold(at now: Moment) -> Bool { nextLapse.map { $0 <= now } ?? false }
+
     // MARK: operations
 
     mutating func perform(_ operation: Operation, from client: ClientID, at now: Moment, into effects: inout [Effect]) throws {

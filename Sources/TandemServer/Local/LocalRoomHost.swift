@@ -4,6 +4,8 @@ import TandemCore
 /// of rooms changes directly (joins, messages, lapses, storage's hold).
 final class LocalRoomHost: RoomHost {
     private var engine: Room
+    /// When the room last told its members how many people are present.
+    var presenceRefresh = PresenceRefresh()
 
     init(room: Room) {
         engine = room

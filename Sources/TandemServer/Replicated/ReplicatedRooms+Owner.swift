@@ -79,7 +79,7 @@ extension ReplicatedRooms {
         replica.epoch = Self.epoch(of: holder)
         replica.lastRenewal = now
         leaseGranted(replica, sent: sent) // ReplicatedRooms+Answers.swift
-        replica.presenceRefreshed = (0, now)
+        replica.presenceRefresh.restart(at: now)
         cluster.subscriber.subscribe(ClusterKeys.inbox(replica.id))
         clusterMetrics.ownershipGained += 1
         log.info("room \(replica.id): this node owns it now (epoch \(replica.epoch), revision \(authority.revision))")

@@ -293,12 +293,10 @@ extension ReplicatedRooms {
                 }
             }
         }
-        if authority.room.nextLapse.map({ $0 <= now }) ?? false {
-            let effects = replica.authority?.expire(at: now) ?? []
-            if !effects.isEmpty { cluster.markDirty(replica) }
+        if authority.room.hasLapsedHold(at: now), !(replica.authority?.expire(at: now) ?? []).isEmpty {
+            cluster.markDirty(replica)
         }
-        if authority.room.present != replica.presenceRefreshed.present, now.seconds(since: replica.presenceRefreshed.at) >= Self.presenceRefresh {
-            replica.presenceRefreshed = (authority.room.present, now)
+        if replica.presenceRefresh.due(authority.room.present, at: now) {
             replica.authority?.refreshPresence()
             cluster.markDirty(replica)
         }

@@ -85,8 +85,8 @@ final class RoomReplica {
     var lastPublished = Moment.zero
     /// The count the last publication carried.
     var publishedPresent = -1
-    /// The count at the authority's last presence refresh, and when it was.
-    var presenceRefreshed = (present: 0, at: Moment.zero)
+    /// When the authority last told the members how many people are present.
+    var presenceRefresh = PresenceRefresh()
     /// Since when nobody is in the room (the lease is given up after a while).
     var emptySince: Moment?
 

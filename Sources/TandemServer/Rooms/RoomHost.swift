@@ -40,8 +40,6 @@ class RoomHost {
     /// Connections whose writable callback came while the room withheld its
     /// frames for storage: armed again as soon as the transaction is written.
     var waitingRelease: [Connection] = []
-    /// The number of people present at the last presence refresh, and when it was.
-    var presenceRefreshed = (present: 0, at: Moment.zero)
 
     /// The last update encoded and its bytes: members that get the same
     /// update (same content stamps, ack and revision) share the encoding.
