@@ -99,60 +99,6 @@ final class Connection {
     }
 }
 
-/// One room on the server: the engine, its members' connections, the
-/// shared encoder that encodes each change once for every recipient, and the
-/// state of its fan-out rounds (docs/architecture.md, "Fan-out rounds").
-final class RoomHost {
-    var room: Room
-    var encoder = UpdateEncoder()
-    var members: [ClientID: Connection] = [:]
-    /// Commits and gesture entries offered to every member so far (see `Connection.offeredMark`).
-    var offered = 0
-
-    // MARK: fan-out rounds (Server+FanOut.swift)
-
-    /// Something every member should see changed since the latest round armed them.
-    var dirty = false
-    /// When the next round may start: a period after the latest one began,
-    /// or later when that round cost more than its share (`FanOut.costShare`).
-    var nextRound = Moment.zero
-    /// When a scheduled flush starts the next round, if one is scheduled.
-    var flushDue: Moment?
-    /// Whether it is in `Server.pendingFlushes`.
-    var flushListed = false
-    /// Connections whose writable callback came while the room withheld its
-    /// frames for storage: armed again as soon as the transaction is written.
-    var waitingRelease: [Connection] = []
-    /// The number of people present at the last presence refresh, and when it was.
-    var presenceRefreshed = (present: 0, at: Moment.zero)
-
-    /// The last update encoded and its bytes: members that get the same
-    /// update (same content stamps, ack and revision) share the encoding.
-    var lastUpdate: Update?
-    var lastBytes: [UInt8] = []
-
-    /// Arrival times of the messages behind recent commits, by revision modulo
-    /// the capacity, for the delivery histogram.
-    private var arrivals: [(revision: Int, at: Moment)]
-
-    init(room: Room) {
-        self.room = room
-        arrivals = Array(repeating: (-1, .zero), count: Self.arrivalCapacity)
-    }
-
-    static let arrivalCapacity = 4096
-
-    func noteCommit(revision: Int, arrival: Moment) {
-        arrivals[revision & (Self.arrivalCapacity - 1)] = (revision, arrival)
-    }
-
-    /// When the message that made `revision` arrived, if it is recent enough to be remembered.
-    func commitArrival(_ revision: Int) -> Moment? {
-        let slot = arrivals[revision & (Self.arrivalCapacity - 1)]
-        return slot.revision == revision ? slot.at : nil
-    }
-}
-
 /// A member's message on its way to the room's owner.
 struct RelayedMessage {
     var seq: Int

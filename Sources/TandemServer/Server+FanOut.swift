@@ -77,7 +77,7 @@ extension Server {
     /// welcome), are armed and written from their callback, with everything
     /// new by then. Returns the members written or armed.
     private func writeRound(_ host: RoomHost, at now: Moment) -> Int {
-        guard let round = host.room.openRound() else { return 0 }
+        guard let round = host.openRound() else { return 0 }
         var frame = SharedFrame(round)
         var reached = 0
         var shared = 0
@@ -90,7 +90,7 @@ extension Server {
                 }
                 continue
             }
-            switch host.room.share(of: round, for: connection.client) {
+            switch host.share(of: round, for: connection.client) {
             case .nothing:
                 continue
             case .own:

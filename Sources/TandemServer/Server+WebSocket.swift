@@ -130,7 +130,7 @@ extension Server {
     /// oldest reject, or everything new for it.
     /// `batched`: queued in the round's io_uring batch (Server+FanOut.swift).
     func sendNextFrame(_ connection: Connection, in host: RoomHost, batched: Bool = false) {
-        guard let frame = host.room.nextFrame(for: connection.client) else { return }
+        guard let frame = host.nextFrame(for: connection.client) else { return }
         switch frame {
         case let .reject(reject):
             send(OutboundEncoder.reject(reject), to: connection, batched: batched)

@@ -362,18 +362,6 @@ struct ReplicationTests {
         #expect(cluster.views[1].nextFrame(for: "b") == nil)
     }
 
-    @Test("a view applies nothing itself: apply, join, leave and expire change nothing")
-    func viewIgnoresMessages() {
-        var view = Room(schema: .demo)
-        view.mode = .view
-        let before = view.snapshot
-        #expect(view.apply(ClientMessage(seq: 1, .set(control: "gain", thumb: nil, value: .number(1))), from: "a", at: .zero).isEmpty)
-        #expect(view.join("a", name: "A", at: .zero).1.isEmpty)
-        #expect(view.leave("a", at: .zero).isEmpty)
-        #expect(view.expire(at: .seconds(1e6)).isEmpty)
-        #expect(view.snapshot == before && view.localMemberCount == 0 && !view.contains("a"))
-    }
-
     @Test("standalone is the default and counts its members")
     func standalone() {
         var d = RoomDriver()

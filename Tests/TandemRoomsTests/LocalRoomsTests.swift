@@ -59,7 +59,7 @@ struct LocalRoomsTests {
         service.receive(message(#"{"type":"set","seq":1,"control":"gain","value":0.9}"#), from: viewer, in: host, at: .seconds(2))
         #expect(committed(host, "gain") != #"{"value":0.9}"#)
         #expect(delivery.calls.allSatisfy { $0 == .arm(viewer.client) } && !delivery.calls.isEmpty) // its reject and its ack wake it alone
-        guard case let .reject(reject)? = host.room.nextFrame(for: viewer.client) else {
+        guard case let .reject(reject)? = host.nextFrame(for: viewer.client) else {
             Issue.record("no reject for the viewer")
             return
         }

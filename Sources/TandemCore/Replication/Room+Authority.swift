@@ -6,7 +6,7 @@ extension Room {
     /// of people present. It leaves `acks`, `rejects` and `admitted` empty: the
     /// server fills them from the turn's effects and joins. Changes nothing but
     /// the publish base (members' cursors, rounds and rejects are untouched).
-    public mutating func publishDelta() -> RoomDelta {
+    mutating func publishDelta() -> RoomDelta {
         let base = publishBase
         publishBase = log.stamp
         var update = Update(revision: revision, ack: 0, changes: [], gestures: [], joined: [], left: [])
@@ -24,8 +24,7 @@ extension Room {
     /// already present, nothing changes and there are no effects. Returns how
     /// the room took it, for the delta's `admitted`. Not for a view, which
     /// takes members only from its authority's deltas.
-    public mutating func register(_ client: ClientID, name: String, role: Role, ack: Int, at now: Moment) -> (Admission, [Effect]) {
-        precondition(mode != .view, "a view takes members from its authority's deltas")
+    mutating func register(_ client: ClientID, name: String, role: Role, ack: Int, at now: Moment) -> (Admission, [Effect]) {
         if let admission = admission(of: client) { return (admission, []) }
         let (_, effects) = join(client, name: name, role: role, at: now)
         members[client]?.lastSeq = ack
@@ -39,7 +38,7 @@ extension Room {
     }
 
     /// The whole visible room, for a view to start from or resynchronise to.
-    public var snapshotForViews: RoomSnapshot {
+    var snapshotForViews: RoomSnapshot {
         RoomSnapshot(
             revision: revision,
             controls: committed.indices.map { CommittedControl(state: committed[$0], revision: revisions[$0], by: committedBy[$0]) },

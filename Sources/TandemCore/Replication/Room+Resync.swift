@@ -12,8 +12,7 @@ extension Room {
     /// authority and they come back through a delta's `admitted` and `joined`.
     /// The announce order becomes the snapshot's; a peer shown already is not
     /// announced again for a change of place alone.
-    public mutating func absorb(_ snapshot: RoomSnapshot, isLocal: (ClientID) -> Bool) {
-        precondition(mode == .view, "only a view absorbs its authority's snapshots")
+    mutating func absorb(_ snapshot: RoomSnapshot, isLocal: (ClientID) -> Bool) {
         for client in members.keys where !isLocal(client) { dropLocal(client) }
         revision = snapshot.revision
         for (c, control) in zip(committed.indices, snapshot.controls)

@@ -27,8 +27,7 @@ extension Room {
     /// which admitted members this node serves: they become local members
     /// whose cursor is the view's stamp after the whole delta, so the welcome
     /// the server sends right after shows the room as it then is.
-    public mutating func absorb(_ delta: RoomDelta, isLocal: (ClientID) -> Bool) {
-        precondition(mode == .view, "only a view absorbs its authority's deltas")
+    mutating func absorb(_ delta: RoomDelta, isLocal: (ClientID) -> Bool) {
         revision = delta.revision
         for change in delta.changes where committed.indices.contains(change.controlIndex) {
             show(change.controlIndex, CommittedControl(state: change.state, revision: change.revision, by: change.by))
@@ -58,7 +57,7 @@ extension Room {
     /// announced one stays shown, as a remote peer, until the authority's
     /// `left` arrives; a quiet one is gone. Nothing is announced by the view
     /// itself: the authority decides who leaves and who is promoted.
-    public mutating func dropLocal(_ client: ClientID) {
+    mutating func dropLocal(_ client: ClientID) {
         guard let member = members.removeValue(forKey: client) else { return }
         if member.announced { remotePeers[client] = RemotePeer(peer: member.peer, joinedAt: member.joinedAt) }
     }
@@ -68,7 +67,7 @@ extension Room {
     /// waiting): an `ack` is cumulative, and may never stand for a message the
     /// owner never answered, whatever else the client was answered meanwhile.
     /// Raising the limit lets the ack held back go out.
-    public mutating func holdAck(_ client: ClientID, below seq: Int?) {
+    mutating func holdAck(_ client: ClientID, below seq: Int?) {
         guard var member = members[client] else { return }
         let ceiling = seq.map { $0 - 1 }
         guard ceiling != member.ackCeiling else { return }

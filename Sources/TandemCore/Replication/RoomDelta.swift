@@ -13,7 +13,7 @@
 /// it; a view that starts late, or missed a delta, or sees a new owner,
 /// absorbs a `RoomSnapshot` instead: the view changes only where it differs,
 /// so its members' next frames carry exactly the difference.
-public enum ReplicaMode: Sendable, Hashable {
+enum ReplicaMode: Sendable, Hashable {
     /// A room on a single node: members get frames from it directly.
     case standalone
     /// The owner's room: applies messages; every member's frames come from views.

@@ -19,9 +19,8 @@ extension Room {
     /// `cost`: the messages' worth of the member's rate the write takes (a
     /// restore, `restoreCost`); refused `rate_limited` unless that many are left.
     /// A client that is not a member (the HTTP API) is admitted with no
-    /// effects, as `apply` lets it through. A view admits nothing.
+    /// effects, as `apply` lets it through.
     public mutating func admitWrite(_ client: ClientID, seq: Int, cost: Double = 1, at now: Moment) -> (admitted: Bool, effects: [Effect]) {
-        guard mode != .view else { return (false, []) }
         guard var member = members[client] else { return (true, []) }
         defer { members[client] = member }
         var effects: [Effect] = []
@@ -63,7 +62,6 @@ extension Room {
     /// again: the seq is already processed and the token spent). A refusal
     /// of the operation itself (`busy`, `unknown_control`…) is one reject.
     public mutating func applyAdmitted(_ message: ClientMessage, from client: ClientID, at now: Moment) -> [Effect] {
-        guard mode != .view else { return [] }
         var effects = expire(at: now)
         performChecked(message, from: client, at: now, into: &effects)
         return effects

@@ -6,9 +6,8 @@ extension Room {
     /// message changes nothing and yields one `reject`; every processed
     /// message of a member moves its `ack`. A client that is not a member (the
     /// HTTP API) is an editor without ordering, rate limit or ack. A view
-    /// applies nothing (its authority does): there it returns no effects.
+    /// (`RoomView`) has no `apply`: its authority applies.
     public mutating func apply(_ message: ClientMessage, from client: ClientID, at now: Moment) -> [Effect] {
-        guard mode != .view else { return [] }
         var effects = expire(at: now)
         let (admitted, gated) = admitWrite(client, seq: message.seq, at: now)
         effects += gated
@@ -19,9 +18,7 @@ extension Room {
 
     /// Cancels every gesture whose hold lapsed by `now` (no message for
     /// `limits.holdTimeout` seconds). The server calls this on a timer; `apply` calls it too.
-    /// A view holds no gestures (it shows its authority's), so nothing lapses there.
     public mutating func expire(at now: Moment) -> [Effect] {
-        guard mode != .view else { return [] }
         var effects: [Effect] = []
         for s in slots.indices {
             guard let gesture = slots[s].live, now.seconds(since: gesture.lastHeard) >= limits.holdTimeout else { continue }
@@ -34,6 +31,9 @@ extension Room {
     public var nextLapse: Moment? {
         slots.compactMap { $0.live?.lastHeard.adding(seconds: limits.holdTimeout) }.min()
     }
+
+    /// Whether a live hold has lapsed by `now`: `expire(at:)` has something to cancel.
+    public func hasLapsedHold(at now: Moment) -> Bool { nextLapse.map { $0 <= now } ?? false }
 
     // MARK: operations
 

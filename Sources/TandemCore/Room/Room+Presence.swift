@@ -11,11 +11,9 @@ extension Room {
     /// like any other for the room's rules, but is sent nothing: its answers
     /// are the effects of what it does.
     ///
-    /// A view takes members only from its authority (`absorb`): there it
-    /// changes nothing and returns the room's welcome without client fields.
+    /// A view (`RoomView`) has no `join`: it takes members only from its authority.
     public mutating func join(_ client: ClientID, name: String, role: Role = .editor, takesFrames: Bool = true,
                               at now: Moment) -> (Welcome, [Effect]) {
-        guard mode != .view else { return (welcome(for: nil), []) }
         var effects = expire(at: now)
         if members[client] != nil { effects += leave(client, at: now) }
         let announce = announced.count < limits.presence
@@ -46,9 +44,7 @@ extension Room {
     /// Removes `client`: its gestures are cancelled for everyone, and others
     /// are told it left (when it was announced; then the longest-waiting quiet
     /// member, if any, is announced in its place).
-    /// A view changes nothing (see `dropLocal` and `absorb`).
     public mutating func leave(_ client: ClientID, at now: Moment) -> [Effect] {
-        guard mode != .view else { return [] }
         var effects = expire(at: now)
         guard let member = members[client] else { return effects }
         for s in member.holds.sorted() {

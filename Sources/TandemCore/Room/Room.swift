@@ -45,9 +45,9 @@ public struct Room: Sendable {
     /// The change-log stamp at the latest fan-out round (`openRound`).
     var roundBase: UInt64 = 0
     /// The room's part in a cluster (docs/scale-out.md): a single node's room,
-    /// the owner's authority, or a node's view. The server sets it right after
-    /// building the room; a standalone room behaves exactly as before.
-    public var mode: ReplicaMode = .standalone
+    /// the owner's authority (`RoomAuthority`), or a node's view (`RoomView`).
+    /// Set once, by the type that wraps the room; a `Room` on its own is standalone.
+    var mode: ReplicaMode = .standalone
     /// The change-log stamp at the authority's latest `publishDelta`, separate
     /// from `roundBase`: a delta carries what changed since the previous one.
     var publishBase: UInt64 = 0

@@ -117,7 +117,7 @@ extension LocalRooms {
         storageSucceeded(at: now)
         unwritten.removeAll(keepingCapacity: true)
         for id in withheld {
-            guard let host = rooms[id] else { continue }
+            guard let host = rooms[id].map(local) else { continue }
             host.room.markDurable()
             release(host, at: now)
         }
@@ -140,7 +140,7 @@ extension LocalRooms {
         unwritten.removeAll(keepingCapacity: true)
         storageWatch.lastTurnRefused = cause
         for id in withheld.sorted() {
-            guard let host = rooms[id] else { continue }
+            guard let host = rooms[id].map(local) else { continue }
             let effects = host.room.rollBack(code: .unavailable, message: message)
             refused += effects.rejects.count
             host.room.releaseFrames()
@@ -165,7 +165,7 @@ extension LocalRooms {
 
     /// Lets `host`'s frames go out: those whose writable callback found the
     /// room withholding at once, everyone else by the fan-out rule.
-    private func release(_ host: RoomHost, at now: Moment) {
+    private func release(_ host: LocalRoomHost, at now: Moment) {
         host.room.releaseFrames()
         for connection in host.waitingRelease where connection.closing == nil && host.members[connection.client] === connection {
             arm(connection, at: now)

@@ -8,6 +8,7 @@ import TandemWire
 extension LocalRooms {
     /// A connection joins `host`'s room: its welcome goes out from its first writable callback.
     func join(_ connection: Connection, to host: RoomHost, name: String, role: Role, since: String?, at now: Moment) {
+        let host = local(host)
         let roomID = host.room.id
         let (welcome, effects) = host.room.join(connection.client, name: name, role: role, at: now)
         connection.host = host
@@ -23,6 +24,7 @@ extension LocalRooms {
 
     /// A whole text message from a member, applied by its room.
     func receive(_ message: [UInt8], from connection: Connection, in host: RoomHost, at now: Moment) {
+        let host = local(host)
         let effects: [Effect]
         switch MessageDecoder.decode(message) {
         case let .message(decoded):
@@ -39,13 +41,14 @@ extension LocalRooms {
             effects = presetMessage(connection, in: host, seq: seq, request, at: now)
         case let .restore(seq, revision):
             metrics.messagesIn["restore", default: 0] += 1
-            effects = restore(connection.client, in: host, seq: seq, revision: revision, at: now)
+            effects = restore(connection.client, in: &host.room, seq: seq, revision: revision, at: now)
         }
         dispatch(effects, in: host, arrival: now)
     }
 
     /// A member's connection closed: it leaves the room.
     func leave(_ connection: Connection, from host: RoomHost, at now: Moment) {
+        let host = local(host)
         host.members[connection.client] = nil
         dispatch(host.room.leave(connection.client, at: now), in: host, arrival: now)
     }
@@ -55,6 +58,7 @@ extension LocalRooms {
     /// same `sub`, covers the room and keeps the role. Anything else is
     /// reject `unauthorized` and the old token stands. With auth off it is only acknowledged.
     func refreshToken(_ connection: Connection, in host: RoomHost, seq: Int, token: String, at now: Moment) -> [Effect] {
+        let host = local(host)
         let effects = host.room.acknowledge(connection.client, seq: seq, at: now)
         guard effects.rejects.isEmpty, let problem = delivery?.refreshProblem(connection, in: host, token: token, at: now) else { return effects }
         return effects + host.room.refuse(connection.client, seq: seq, code: .unauthorized, message: problem)
@@ -65,7 +69,7 @@ extension LocalRooms {
     /// bridge, a gesture entry too; then the outcome is routed like any
     /// room's (`route`: acks and rejects wake their recipient, the rest goes
     /// by the fan-out round).
-    func dispatch(_ effects: [Effect], in host: RoomHost, arrival: Moment) {
+    func dispatch(_ effects: [Effect], in host: LocalRoomHost, arrival: Moment) {
         var outcome = RoomOutcome()
         for effect in effects {
             switch effect {

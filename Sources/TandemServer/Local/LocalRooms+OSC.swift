@@ -6,6 +6,7 @@ import TandemOSCLink
 extension LocalRooms {
     /// A write from an OSC sender, applied by the room from the writer of its name.
     func oscWrite(_ operation: Operation, name: String, host: RoomHost, _ osc: OSCBridge, from source: SocketAddress, at now: Moment) {
+        let host = local(host)
         let id = host.room.id
         var writer: OSCBridge.Writer
         if let known = osc.writers[id]?[name], host.room.contains(known.client) {
@@ -32,6 +33,7 @@ extension LocalRooms {
 
     /// A writer leaves the room.
     func oscLeave(_ writer: OSCBridge.Writer, host: RoomHost, at now: Moment) {
+        let host = local(host)
         dispatch(host.room.leave(writer.client, at: now), in: host, arrival: now)
     }
 

@@ -131,7 +131,7 @@ extension LocalRooms {
     /// batch the room applies; everything else is checked like a message the
     /// room does not interpret (`Room.acknowledge`: order and rate), then the
     /// role (viewers: `forbidden`), then the preset's own rules.
-    func presetMessage(_ connection: Connection, in host: RoomHost, seq: Int, _ request: PresetRequest, at now: Moment) -> [Effect] {
+    func presetMessage(_ connection: Connection, in host: LocalRoomHost, seq: Int, _ request: PresetRequest, at now: Moment) -> [Effect] {
         let client = connection.client
         if case let .recall(name) = request, let preset = presetBook(host.room.id)?.preset(named: name) {
             let effects = host.room.apply(recallMessage(preset, seq: seq), from: client, at: now)

@@ -7,6 +7,7 @@ import TandemWire
 /// the answer, because the answer promises a committed value.
 extension LocalRooms {
     func write(_ write: RoomWrite, in host: RoomHost, exchange: HTTPExchange) -> HTTPAnswer {
+        let host = local(host)
         switch write {
         case let .set(control, message, _):
             if let refused = commitAsAPI(message, in: host, exchange: exchange).refused { return refused }
@@ -27,7 +28,7 @@ extension LocalRooms {
             guard let source = timelineSource else { return .json(501, problem("not_implemented", "there is no timeline")) }
             let batch: Batch
             switch read(host, revision, source) {
-            case let .success(moment): batch = restoreBatch(moment, in: host)
+            case let .success(moment): batch = restoreBatch(moment, in: host.room.schema)
             case let .failure(refusal):
                 if let code = refusal.code { metrics.rejects[code, default: 0] += 1 }
                 return refusal.answer
@@ -48,7 +49,7 @@ extension LocalRooms {
     /// Applies `message` as client `api` and writes its commits before
     /// returning. `refused`: the answer to a reject, or the 503 of a write
     /// the disk did not take.
-    func commitAsAPI(_ message: ClientMessage, in host: RoomHost, exchange: HTTPExchange) -> (effects: [Effect], refused: HTTPAnswer?) {
+    func commitAsAPI(_ message: ClientMessage, in host: LocalRoomHost, exchange: HTTPExchange) -> (effects: [Effect], refused: HTTPAnswer?) {
         let now = MonotonicClock.now()
         let effects = host.room.apply(message, from: ClientID("api"), at: now)
         let logged = unwritten.count

@@ -55,13 +55,13 @@ final class LocalRooms: RoomServiceBase, RoomService {
     }
 
     /// The host of `room`, with the limits this server's configuration sets.
-    static func makeHost(_ room: Room, config: ServerConfig) -> RoomHost {
+    static func makeHost(_ room: Room, config: ServerConfig) -> LocalRoomHost {
         var room = room
         room.limits.presence = config.presenceLimit
         // With a SQLite file, the room remembers what the file holds of it, to go
         // back there when a write fails (LocalRooms+Durability.swift); a new room's state is in the file.
         if config.dataPath != ":memory:" { room.markDurable() }
-        return RoomHost(room: room)
+        return LocalRoomHost(room: room)
     }
 
     // MARK: lifecycle
@@ -93,14 +93,10 @@ final class LocalRooms: RoomServiceBase, RoomService {
     /// Every 250 ms: lapsed holds, presence refreshes, retention, the file's health.
     func tick(at now: Moment) {
         flushPresetLists(at: now)
-        for host in rooms.values where host.room.nextLapse.map({ $0 <= now }) ?? false {
+        for host in rooms.values.lazy.map(local) where host.room.hasLapsedHold(at: now) {
             dispatch(host.room.expire(at: now), in: host, arrival: now)
         }
-        // Quiet arrivals and departures (past --presence-limit) wake nobody:
-        // every 2 s at most, a room whose count moved tells its members.
-        for host in rooms.values
-        where host.room.present != host.presenceRefreshed.present && now.seconds(since: host.presenceRefreshed.at) >= Self.presenceRefresh {
-            host.presenceRefreshed = (host.room.present, now)
+        for host in rooms.values.lazy.map(local) where host.presenceRefresh.due(host.room.present, at: now) {
             host.room.refreshPresence()
             broadcast(in: host, at: now)
         }

@@ -56,7 +56,7 @@ extension ReplicatedRooms {
     /// Keeps the view's `ack` for `connection` below its oldest unanswered message.
     private func holdAck(_ connection: Connection, host: RoomHost) {
         let before = host.room.sentAck(of: connection.client)
-        host.room.holdAck(connection.client, below: connection.relayed.first?.seq)
+        view(host).view.holdAck(connection.client, below: connection.relayed.first?.seq)
         if host.room.sentAck(of: connection.client) != before { arm(connection, at: MonotonicClock.now()) }
     }
 

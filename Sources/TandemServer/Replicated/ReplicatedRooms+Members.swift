@@ -112,7 +112,7 @@ extension ReplicatedRooms {
     /// A member's connection closed: the view stops serving it, and the owner is told.
     func leave(_ connection: Connection, from host: RoomHost, at now: Moment) {
         host.members[connection.client] = nil
-        host.room.dropLocal(connection.client)
+        view(host).view.dropLocal(connection.client)
         let replica = cluster.replica(host.room.id)
         replica.awaitingSync.removeAll { $0 === connection }
         if connection.registered {
@@ -175,7 +175,7 @@ extension ReplicatedRooms {
         answered(connection, seq: seq, host: host) // ReplicatedRooms+Answers.swift
         if connection.refusedLocally.count >= Connection.relayedLimit { connection.refusedLocally.removeAll() }
         connection.refusedLocally.insert(seq)
-        let effects = host.room.refuse(connection.client, seq: seq, code: code, message: message)
+        let effects = view(host).view.refuse(connection.client, seq: seq, code: code, message: message)
         metrics.rejects[code, default: 0] += 1
         if !effects.isEmpty { arm(connection, at: MonotonicClock.now()) }
     }

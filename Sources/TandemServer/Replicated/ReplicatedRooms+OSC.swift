@@ -56,9 +56,9 @@ extension ReplicatedRooms {
     }
 
     /// This node took a room: the targets get its dump once, from its new owner.
-    func oscTookOwnership(_ authority: Room) {
+    func oscTookOwnership(_ authority: RoomAuthority) {
         guard let osc, osc.sends else { return }
-        osc.send(OSCOut.dump(room: authority.id, schema: authority.schema, states: authority.committed, revision: authority.revision),
+        osc.send(OSCOut.dump(room: authority.id, schema: authority.schema, states: authority.room.committed, revision: authority.revision),
                  kind: .dump)
     }
 

@@ -68,17 +68,18 @@ extension ReplicatedRooms {
             release(replica, holder: holder)
             return
         }
-        var authority = Room(schema: loaded.stored.schema, committed: loaded.stored.committed,
-                             revisions: loaded.stored.revisions, revision: loaded.stored.revision, committedBy: loaded.by)
-        authority.limits.presence = config.presenceLimit
-        authority.mode = .authority
+        var limits = RoomLimits()
+        limits.presence = config.presenceLimit
+        let authority = RoomAuthority(schema: loaded.stored.schema, committed: loaded.stored.committed,
+                                      revisions: loaded.stored.revisions, revision: loaded.stored.revision,
+                                      committedBy: loaded.by, limits: limits)
         replica.dropAuthority()
         replica.authority = authority
         replica.holder = holder
         replica.epoch = Self.epoch(of: holder)
         replica.lastRenewal = now
         leaseGranted(replica, sent: sent) // ReplicatedRooms+Answers.swift
-        replica.presenceRefreshed = (0, now)
+        replica.presenceRefresh.restart(at: now)
         cluster.subscriber.subscribe(ClusterKeys.inbox(replica.id))
         clusterMetrics.ownershipGained += 1
         log.info("room \(replica.id): this node owns it now (epoch \(replica.epoch), revision \(authority.revision))")
@@ -189,7 +190,7 @@ extension ReplicatedRooms {
             }
             return effects
         }
-        guard replica.authority?.contains(client) ?? false else {
+        guard replica.authority?.room.contains(client) ?? false else {
             guard let seq = decoded.seq else { return [] }
             replica.rejects.append(Reject(to: client, seq: seq, code: .unavailable,
                                           message: "the room changed owner; nothing changed, try again"))
@@ -210,7 +211,7 @@ extension ReplicatedRooms {
             }
             let effects = replica.authority?.acknowledge(client, seq: seq, at: now) ?? []
             guard effects.rejects.isEmpty else { return effects }
-            let role = replica.authority?.role(of: client) ?? .viewer
+            let role = replica.authority?.room.role(of: client) ?? .viewer
             guard role.mayWrite else {
                 return effects + (replica.authority?.refuse(client, seq: seq, code: .forbidden, message: "a \(role.rawValue) may not recall presets") ?? [])
             }
@@ -225,14 +226,13 @@ extension ReplicatedRooms {
     }
 
     /// A restore, read from Redis' log and applied by the authority exactly
-    /// as a single node applies it (`restore(_:in:seq:revision:at:)`, through
-    /// a host lent the authority for the call).
+    /// as a single node applies it (`restore(_:in:seq:revision:at:)`, the
+    /// rules both kinds share, given the authority to write).
     private func restoreOnAuthority(_ client: ClientID, _ replica: RoomReplica, host: RoomHost, seq: Int, revision: Int,
                                     at now: Moment) -> [Effect] {
-        guard let authority = replica.authority else { return [] }
-        let lent = RoomHost(room: authority)
-        let effects = restore(client, in: lent, seq: seq, revision: revision, at: now)
-        replica.authority = lent.room
+        guard var authority = replica.authority else { return [] }
+        let effects = restore(client, in: &authority, seq: seq, revision: revision, at: now)
+        replica.authority = authority
         return effects
     }
 
@@ -243,7 +243,7 @@ extension ReplicatedRooms {
         for effect in effects {
             switch effect {
             case let .commit(commit):
-                let name = replica.authority?.peer(commit.by)?.name ?? commit.by.rawValue
+                let name = replica.authority?.room.peer(commit.by)?.name ?? commit.by.rawValue
                 replica.commits.append(StoredCommit(room: replica.id, commit, name: name, time: WallClock.milliseconds()))
                 log.debug("commit \(commit.control) rev=\(commit.revision) by=\(commit.by)")
             case let .ack(client, seq):

@@ -37,8 +37,8 @@ extension ReplicatedRooms {
             replica.timelineRows = rows
         } else {
             var states: [String: ControlState] = [:]
-            for (k, control) in authority.schema.controls.enumerated() where k < authority.committed.count {
-                states[control.id] = authority.committed[k]
+            for (k, control) in authority.schema.controls.enumerated() where k < authority.room.committed.count {
+                states[control.id] = authority.room.committed[k]
             }
             due.append((newest, states))
             replica.timelineStates = states

@@ -142,7 +142,7 @@ extension ReplicatedRooms {
             oscReact(to: delta, room: replica.id)
         case let .snapshot(epoch, sequence, owner, snapshot):
             let newOwner = epoch != replica.viewEpoch
-            host.room.absorb(snapshot, isLocal: { host.members[$0] != nil })
+            view(host).view.absorb(snapshot, isLocal: { host.members[$0] != nil })
             replica.viewEpoch = epoch
             replica.viewSequence = sequence
             replica.viewOwner = owner
@@ -191,7 +191,7 @@ extension ReplicatedRooms {
     private func absorbDelta(_ delta: RoomDelta, host: RoomHost, at now: Moment) {
         var delta = delta
         delta.rejects.removeAll { host.members[$0.to]?.refusedLocally.contains($0.seq) ?? false }
-        host.room.absorb(delta, isLocal: { host.members[$0] != nil })
+        view(host).view.absorb(delta, isLocal: { host.members[$0] != nil })
         react(to: delta, host: host, at: now)
     }
 
@@ -293,17 +293,15 @@ extension ReplicatedRooms {
                 }
             }
         }
-        if authority.nextLapse.map({ $0 <= now }) ?? false {
-            let effects = replica.authority?.expire(at: now) ?? []
-            if !effects.isEmpty { cluster.markDirty(replica) }
+        if authority.room.hasLapsedHold(at: now), !(replica.authority?.expire(at: now) ?? []).isEmpty {
+            cluster.markDirty(replica)
         }
-        if authority.present != replica.presenceRefreshed.present, now.seconds(since: replica.presenceRefreshed.at) >= Self.presenceRefresh {
-            replica.presenceRefreshed = (authority.present, now)
+        if replica.presenceRefresh.due(authority.room.present, at: now) {
             replica.authority?.refreshPresence()
             cluster.markDirty(replica)
         }
         if now.seconds(since: replica.lastPublished) >= Self.ownerHeartbeat { cluster.markDirty(replica) }
-        if authority.present == 0 && host.members.isEmpty {
+        if authority.room.present == 0 && host.members.isEmpty {
             let since = replica.emptySince ?? now
             replica.emptySince = since
             if now.seconds(since: since) >= Self.emptyLease {
@@ -417,11 +415,10 @@ extension ReplicatedRooms {
     }
 
     /// A view of a room as Redis has it.
-    static func makeView(_ loaded: RedisRoomStore.Loaded, config: ServerConfig) -> RoomHost {
-        var room = Room(schema: loaded.stored.schema, committed: loaded.stored.committed, revisions: loaded.stored.revisions,
-                        revision: loaded.stored.revision, committedBy: loaded.by)
-        room.limits.presence = config.presenceLimit
-        room.mode = .view
-        return RoomHost(room: room)
+    static func makeView(_ loaded: RedisRoomStore.Loaded, config: ServerConfig) -> ViewHost {
+        var limits = RoomLimits()
+        limits.presence = config.presenceLimit
+        return ViewHost(view: RoomView(schema: loaded.stored.schema, committed: loaded.stored.committed, revisions: loaded.stored.revisions,
+                                       revision: loaded.stored.revision, committedBy: loaded.by, limits: limits))
     }
 }

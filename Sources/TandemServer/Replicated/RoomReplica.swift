@@ -48,7 +48,7 @@ final class RoomReplica {
     // MARK: the authority (while this node owns the room)
 
     /// The room that applies every message, when this node holds the lease.
-    var authority: Room?
+    var authority: RoomAuthority?
     /// This node's lease epoch and its value in Redis (`NODE EPOCH`).
     var epoch = 0
     var holder = ""
@@ -85,8 +85,8 @@ final class RoomReplica {
     var lastPublished = Moment.zero
     /// The count the last publication carried.
     var publishedPresent = -1
-    /// The count at the authority's last presence refresh, and when it was.
-    var presenceRefreshed = (present: 0, at: Moment.zero)
+    /// When the authority last told the members how many people are present.
+    var presenceRefresh = PresenceRefresh()
     /// Since when nobody is in the room (the lease is given up after a while).
     var emptySince: Moment?
 

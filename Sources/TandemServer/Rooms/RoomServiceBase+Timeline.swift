@@ -8,9 +8,13 @@ extension RoomServiceBase {
     /// The room at `revision`, after writing the commits still waiting (so
     /// the log holds every revision the room has made).
     func read(_ host: RoomHost, _ revision: Int, _ source: TimelineSource) -> Result<TimelineMoment, TimelineRefusal> {
+        read(room: host.room.id, revision, source)
+    }
+
+    func read(room id: String, _ revision: Int, _ source: TimelineSource) -> Result<TimelineMoment, TimelineRefusal> {
         writeCommits()
         do {
-            let found = try source.readMoment(room: host.room.id, at: revision)
+            let found = try source.readMoment(room: id, at: revision)
             var rows = 0
             if case let .found(moment) = found { rows = moment.logRowsRead }
             metrics.timeline.note(.moment, rows: rows)
@@ -19,7 +23,7 @@ extension RoomServiceBase {
                 return .success(moment)
             case let .unknown(last):
                 return .failure(TimelineRefusal(status: 400, code: .badValue,
-                                                message: "room '\(host.room.id)' has no revision \(revision): its timeline ends at \(last)"))
+                                                message: "room '\(id)' has no revision \(revision): its timeline ends at \(last)"))
             case let .pruned(first):
                 return .failure(TimelineRefusal(status: 410, code: .badValue,
                                                 message: "revision \(revision) was pruned from the log: the timeline starts at \(first)"))
@@ -33,9 +37,9 @@ extension RoomServiceBase {
     /// The batch that brings the room back to `moment`: every control's state
     /// then, fitted to the schema now (the room leaves out gauges and any
     /// control that takes no batches).
-    func restoreBatch(_ moment: TimelineMoment, in host: RoomHost) -> Batch {
+    func restoreBatch(_ moment: TimelineMoment, in schema: RoomSchema) -> Batch {
         var states: [String: ControlState] = [:]
-        for control in moment.controls(in: host.room.schema) { states[control.id] = control.state }
+        for control in moment.controls(in: schema) { states[control.id] = control.state }
         return Batch(origin: "restore \(moment.revision)", states: states)
     }
 
@@ -44,19 +48,20 @@ extension RoomServiceBase {
     /// (`Room.admitWrite`), so a refused restore costs no
     /// read; then the past state is read and the batch applied through the
     /// room like any message (`applyAdmitted`: holds, `busy`). When R cannot
-    /// be read the admitted message is refused `bad_value`.
-    func restore(_ client: ClientID, in host: RoomHost, seq: Int, revision: Int, at now: Moment) -> [Effect] {
-        let (admitted, gated) = host.room.admitWrite(client, seq: seq, cost: Room.restoreCost, at: now)
+    /// be read the admitted message is refused `bad_value`. `room` is what
+    /// writes: a local room, or the owner's authority.
+    func restore(_ client: ClientID, in room: inout some RoomWriting, seq: Int, revision: Int, at now: Moment) -> [Effect] {
+        let (admitted, gated) = room.admitWrite(client, seq: seq, cost: Room.restoreCost, at: now)
         guard admitted else { return gated }
         guard let source = timelineSource else {
-            return gated + host.room.refuse(client, seq: seq, code: .badValue,
-                                            message: "this server keeps state in memory (--data :memory:): there is no history to restore")
+            return gated + room.refuse(client, seq: seq, code: .badValue,
+                                       message: "this server keeps state in memory (--data :memory:): there is no history to restore")
         }
-        switch read(host, revision, source) {
+        switch read(room: room.id, revision, source) {
         case let .success(moment):
-            return gated + host.room.applyAdmitted(ClientMessage(seq: seq, .batch(restoreBatch(moment, in: host))), from: client, at: now)
+            return gated + room.applyAdmitted(ClientMessage(seq: seq, .batch(restoreBatch(moment, in: room.schema))), from: client, at: now)
         case let .failure(refusal):
-            return gated + host.room.refuse(client, seq: seq, code: .badValue, message: refusal.message)
+            return gated + room.refuse(client, seq: seq, code: .badValue, message: refusal.message)
         }
     }
 }

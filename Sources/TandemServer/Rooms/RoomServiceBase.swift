@@ -134,9 +134,6 @@ class RoomServiceBase {
     /// A pause in rate_limited rejects this long ends a flood: a client past the
     /// limit gets them back to back, one within the 3.3 ms a token takes to refill.
     static let floodPause = 0.25
-
-    /// Seconds between two presence refreshes of a room (`Room.refreshPresence`).
-    static let presenceRefresh = 2.0
 }
 
 /// An HTTP problem body: `{"code","message"}`.
