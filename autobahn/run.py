@@ -25,6 +25,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # for pytests/support (standard library only too)
+    sys.path.append(str(ROOT))
+from pytests.support.ports import free_port  # noqa: E402
+
 HERE = ROOT / "autobahn"
 VENV = ROOT / ".autobahn" / "venv"
 REPORTS = HERE / "reports"
@@ -49,12 +53,6 @@ def ensure_venv() -> Path:
     sh(python2, "-m", "virtualenv", "-q", VENV)
     sh(VENV / "bin" / "pip", "install", "-q", "--disable-pip-version-check", "-r", HERE / "requirements.txt")
     return wstest
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def start_server(binary: Path, port: int, event_loop: str) -> subprocess.Popen:

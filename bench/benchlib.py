@@ -1,21 +1,23 @@
-"""Helpers the bench scripts share (bench/cluster.py, bench/osc.py): free ports,
-core pinning, a process's CPU time, medians and nearest-rank percentiles, and
-the machine line of a report. Standard library only."""
+"""Helpers the bench scripts share (bench/run.py, bench/cluster.py, bench/osc.py):
+free ports (pytests/support/ports.py's, the test suites' own), core pinning, a
+process's CPU time, medians and nearest-rank percentiles, and the machine line
+of a report. Standard library only (pytests/support is too)."""
 
 from __future__ import annotations
 
 import os
 import platform
 import shutil
-import socket
 import statistics
+import sys
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
+from pytests.support.ports import free_port  # noqa: E402
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+__all__ = ["fmt", "free_port", "machine", "median", "percentile", "pinned", "proc_cpu_seconds"]
 
 
 def pinned(core: str, cmd: list[str]) -> list[str]:

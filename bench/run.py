@@ -32,7 +32,6 @@ import resource
 import shlex
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,6 +40,9 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from benchlib import free_port  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_PEERS = ROOT.parent / "shared" / "bench" / "peers"
@@ -691,12 +693,6 @@ def replace_block(text: str, block: str) -> str:
 
 # --------------------------------------------------------------------------
 # Processes
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _raise_nofile() -> None:

@@ -21,7 +21,7 @@ stops HAProxy, then the nodes, then Redis, each with SIGTERM. A node that
 exits meanwhile (killed to watch a failover, say) is reported and the rest
 keep running; when HAProxy exits the whole cluster stops.
 
-Python 3 standard library only.
+Python 3 standard library only (and pytests/support/ports.py, which is too).
 """
 
 from __future__ import annotations
@@ -40,6 +40,10 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # for pytests/support (standard library only too)
+    sys.path.append(str(ROOT))
+from pytests.support.ports import free_port  # noqa: E402
+
 DEFAULT_BINARY = ROOT / ".build" / "release" / "tandem"
 DEFAULT_DATA = ROOT / "data" / "cluster"
 BACKEND = "tandem_nodes"
@@ -147,12 +151,6 @@ def check_port_free(host: str, port: int, what: str) -> None:
                       f"(`ss -ltnp 'sport = :{port}'` shows it) or pick other ports with --port") from None
     finally:
         probe.close()
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 # --------------------------------------------------------------------------

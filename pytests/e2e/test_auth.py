@@ -13,26 +13,14 @@ Screenshots of every state at desktop and phone width: test-output/e2e/auth-*.pn
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from pathlib import Path
 
 import pytest
 
-from .tokens import mint_token, write_secret
+from .tokens import auth_on, mint_token
 from selenium.webdriver.common.keys import Keys
 
 SECRET = b"e2e-only secret: tandem web client auth states 0123456789"
-SECRET_FILE = Path(tempfile.gettempdir()) / f"tandem-e2e-auth-{os.getpid()}.secret"
-
-pytestmark = pytest.mark.tandem_flags("--auth-secret-file", str(SECRET_FILE))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _secret_file():
-    write_secret(SECRET_FILE, SECRET)
-    yield
-    SECRET_FILE.unlink(missing_ok=True)
+SECRET_FILE, pytestmark, _secret_file = auth_on(SECRET, "auth")
 
 
 def mint(role: str = "editor", room="demo", ttl: float = 3600, sub: str = "u-ann", name: str | None = None,

@@ -72,13 +72,19 @@ def watch_live_drag(a, b, server, watcher, control, thumb, holds, tolerance=EPS)
     return before, previews, committed
 
 
-def test_a_gain_drag_in_one_window_shows_a_ghost_and_the_preview_in_the_other_and_both_end_on_the_committed_value(
-        browser, server, ws_client):
+def ann_drags_bob_watches(browser, server, ws_client, control, thumb, fractions, tolerance=EPS):
+    """Opens Ann's and Bob's windows and a WebSocket `watcher`, then watch_live_drag with Ann holding
+    at each of `fractions` of control's track width. Returns (a, b, before, previews, committed)."""
     a, b = browser("Ann"), browser("Bob")
     watcher = ws_client("Watcher")
-    width = a.track_width("gain")
-    before, previews, committed = watch_live_drag(
-        a, b, server, watcher, "gain", "value", [width * 0.3, width * 0.2])
+    width = a.track_width(control)
+    holds = [width * fraction for fraction in fractions]
+    return (a, b, *watch_live_drag(a, b, server, watcher, control, thumb, holds, tolerance))
+
+
+def test_a_gain_drag_in_one_window_shows_a_ghost_and_the_preview_in_the_other_and_both_end_on_the_committed_value(
+        browser, server, ws_client):
+    _, _, before, previews, committed = ann_drags_bob_watches(browser, server, ws_client, "gain", "value", [0.3, 0.2])
     assert before == 0.5
     assert previews[0] > previews[1] > 0.5, previews
     assert committed == pytest.approx(previews[-1]), "the release committed something else than the last preview"
@@ -86,12 +92,8 @@ def test_a_gain_drag_in_one_window_shows_a_ghost_and_the_preview_in_the_other_an
 
 def test_the_range_upper_thumb_dragged_far_right_stops_at_the_operable_limit_3_live_and_committed(
         browser, server, ws_client):
-    a, b = browser("Ann"), browser("Bob")
-    watcher = ws_client("Watcher")
-    width = a.track_width("blanks")
     # Far beyond the track's end (clamped to the viewport), then a little back: still beyond 3.
-    before, previews, committed = watch_live_drag(
-        a, b, server, watcher, "blanks", "upper", [width * 0.15, width * 2])
+    a, b, before, previews, committed = ann_drags_bob_watches(browser, server, ws_client, "blanks", "upper", [0.15, 2])
     assert before == 1
     assert previews[-1] == 3, previews
     assert committed == 3
@@ -103,12 +105,9 @@ def test_the_range_upper_thumb_dragged_far_right_stops_at_the_operable_limit_3_l
 
 def test_a_colour_channel_drag_is_followed_live_in_the_other_window_and_commits_the_same_level(
         browser, server, ws_client):
-    a, b = browser("Ann"), browser("Bob")
-    watcher = ws_client("Watcher")
-    width = a.track_width("color")
     # aria-valuenow of a channel is its level rounded to 3 decimals.
-    before, previews, committed = watch_live_drag(
-        a, b, server, watcher, "color", "red", [width * 0.3, width * 0.2], tolerance=0.0006)
+    a, b, before, previews, committed = ann_drags_bob_watches(browser, server, ws_client, "color", "red", [0.3, 0.2],
+                                                              tolerance=0.0006)
     assert before == pytest.approx(0.2)
     assert previews[0] > previews[1] > 0.2, previews
     assert committed == pytest.approx(previews[-1])

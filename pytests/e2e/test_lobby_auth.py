@@ -5,26 +5,12 @@ that names the person skips the name prompt."""
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
-import pytest
-
-from .tokens import mint_token, write_secret
+from .tokens import auth_on, mint_token
 
 SECRET = b"e2e-only secret: the lobby with tokens on, 0123456789abcdef"
-SECRET_FILE = Path(tempfile.gettempdir()) / f"tandem-e2e-lobby-{os.getpid()}.secret"
-
-pytestmark = pytest.mark.tandem_flags("--auth-secret-file", str(SECRET_FILE))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _secret_file():
-    write_secret(SECRET_FILE, SECRET)
-    yield
-    SECRET_FILE.unlink(missing_ok=True)
+SECRET_FILE, pytestmark, _secret_file = auth_on(SECRET, "lobby")
 
 
 def mint(role: str, room="demo", name: str | None = None) -> str:

@@ -5,17 +5,13 @@ list and none of the buttons that write. Screenshots: test-output/e2e/presets-*.
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
-
 import pytest
 
-from .tokens import mint_token, write_secret
+from .tokens import mint_token, secret_path, write_secret
 from selenium.webdriver.common.keys import Keys
 
 SECRET = b"e2e-only secret: tandem presets panel, viewer rules 0123"
-SECRET_FILE = Path(tempfile.gettempdir()) / f"tandem-e2e-presets-{os.getpid()}.secret"
+SECRET_FILE = secret_path("presets")
 
 
 def panel(page):

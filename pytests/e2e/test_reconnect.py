@@ -16,6 +16,17 @@ import pytest
 from selenium.webdriver.common.keys import Keys
 
 
+def two_pages_at_gain_08_size_100(browser, server):
+    """Ann's and Bob's pages, once both show gain 0.8 and size 100 (put through the API)."""
+    a, b = browser("Ann"), browser("Bob")
+    server.put("gain", 0.8)
+    server.put("size", 100)
+    for page in (a, b):
+        page.wait_now("gain", "value", 0.8)
+        page.wait_now("size", "index", 100)
+    return a, b
+
+
 def go_stale_keeping_values(pages, server):
     """Stops the server; each page leaves "open", is marked stale and still shows gain 0.8 and size 100."""
     assert server.stop() == 0, "SIGTERM did not stop the server cleanly"
@@ -50,12 +61,8 @@ def a_key_in_one_reaches_the_other(a, b, server, gain):
 @pytest.mark.tandem_data(":memory:")  # the default, said out loud
 def test_after_a_restart_of_a_server_without_storage_the_pages_reconnect_and_show_the_initial_demo_state(
         browser, server):
-    a, b = browser("Ann"), browser("Bob")
-    server.put("gain", 0.8)
-    server.put("size", 100)
+    a, b = two_pages_at_gain_08_size_100(browser, server)
     for page in (a, b):
-        page.wait_now("gain", "value", 0.8)
-        page.wait_now("size", "index", 100)
         assert not page.is_stale()
 
     go_stale_keeping_values((a, b), server)
@@ -68,12 +75,7 @@ def test_after_a_restart_of_a_server_without_storage_the_pages_reconnect_and_sho
 @pytest.mark.tandem_data("file")
 def test_after_a_restart_with_storage_the_pages_reconnect_and_show_the_committed_state_including_changes_made_meanwhile(
         browser, server):
-    a, b = browser("Ann"), browser("Bob")
-    server.put("gain", 0.8)
-    server.put("size", 100)
-    for page in (a, b):
-        page.wait_now("gain", "value", 0.8)
-        page.wait_now("size", "index", 100)
+    a, b = two_pages_at_gain_08_size_100(browser, server)
     rev = server.rev()
 
     go_stale_keeping_values((a, b), server)

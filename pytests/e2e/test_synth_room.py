@@ -7,6 +7,7 @@ live drags, every commit seen in both windows and by the server, the cards'
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
@@ -74,6 +75,25 @@ def show_pad(page) -> None:
 
 def pad_css(part: str = "") -> str:
     return f'section.control[data-control="space"] .xy-pad {part}'.strip()
+
+
+@contextlib.contextmanager
+def holding_the_pad_knob(page, steps: int, step: tuple[float, float], release: tuple[float, float]):
+    """Shows the pad, presses its knob's centre (DevTools input: the button stays down) and moves it
+    `steps` times by `step` (fractions of the pad's width right and its height up); the body runs with
+    the button down, then it is released at `release` (fractions again, from the press)."""
+    show_pad(page)
+    pad = rect(page, pad_css())
+    knob = rect(page, pad_css(".xy-knob"))
+    x0, y0 = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
+    mouse(page, "mouseMoved", x0, y0, 0)
+    mouse(page, "mousePressed", x0, y0, 1)
+    try:
+        for i in range(1, steps + 1):
+            mouse(page, "mouseMoved", x0 + pad["width"] * step[0] * i, y0 - pad["height"] * step[1] * i, 1)
+        yield
+    finally:
+        mouse(page, "mouseReleased", x0 + pad["width"] * release[0], y0 - pad["height"] * release[1], 0)
 
 
 def axis_now(page, axis: str) -> float:
@@ -159,24 +179,14 @@ def test_log_slider_drag_shows_a_ghost_and_commits_three_digits_in_both_windows(
 def test_xy_pad_drag_and_tap_with_ghosts_and_keys(synth, browser):
     ann, ben = open_pair(browser)
     ann_id = ann.my_client_id()
-    show_pad(ann)
-    pad = rect(ann, pad_css())
-    knob = rect(ann, pad_css(".xy-knob"))
-    x0, y0 = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
     # Ann drags the knob right and up: pan grows, depth grows
-    mouse(ann, "mouseMoved", x0, y0, 0)
-    mouse(ann, "mousePressed", x0, y0, 1)
-    try:
-        for i in range(1, 6):
-            mouse(ann, "mouseMoved", x0 + pad["width"] * 0.05 * i, y0 - pad["height"] * 0.06 * i, 1)
+    with holding_the_pad_knob(ann, steps=5, step=(0.05, 0.06), release=(0.25, 0.30)):
         ann.wait(lambda: axis_now(ann, "x") > 0 and axis_now(ann, "y") > 30, what="Ann's own preview of the pad")
         ben.wait(lambda: any("Ann" in (g.get_attribute("textContent") or "")
                              for g in ben.all(pad_css(f'.ghost[data-by="{ann_id}"][data-thumb="xy"]'))),
                  what="Ann's ghost on the pad in Ben's window")
         ben.wait(lambda: axis_now(ben, "x") > 0 and axis_now(ben, "y") > 30, what="Ann's preview in Ben's window")
         assert state(synth, "space") == {"x": 0, "y": 30}, "nothing committed mid-drag"
-    finally:
-        mouse(ann, "mouseReleased", x0 + pad["width"] * 0.25, y0 - pad["height"] * 0.30, 0)
     committed = _wait_room_state(synth, "space", lambda s: s != {"x": 0, "y": 30}, "Ann's pad drag")
     assert committed["x"] > 0.3 and committed["y"] > 50, committed
     assert committed["y"] == round(committed["y"]), "depth snaps to its step of 1"
@@ -270,15 +280,7 @@ def test_the_synth_room_is_saved_at_phone_and_desktop_sizes_with_a_live_ghost(sy
     ann.set_viewport(width, height, mobile)
     ann.driver.execute_script("window.scrollTo(0, 0);")
     # Ann holds a drag on the pad (DevTools input: it stays down) while Ben's window is photographed
-    show_pad(ann)
-    knob = rect(ann, pad_css(".xy-knob"))
-    pad = rect(ann, pad_css())
-    x0, y0 = knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2
-    mouse(ann, "mouseMoved", x0, y0, 0)
-    mouse(ann, "mousePressed", x0, y0, 1)
-    try:
-        for i in range(1, 4):
-            mouse(ann, "mouseMoved", x0 + pad["width"] * 0.1 * i, y0 - pad["height"] * 0.1 * i, 1)
+    with holding_the_pad_knob(ann, steps=3, step=(0.1, 0.1), release=(0.3, 0.3)):
         ben.wait(lambda: ben.all(pad_css(f'.ghost[data-by="{ann_id}"]')), what="Ann's ghost in Ben's window")
         ben.wait(lambda: ben.in_section("level", '[role="meter"]').get_attribute("aria-valuetext") == "-6.5 dB",
                  what="the level set through the API")
@@ -291,8 +293,6 @@ def test_the_synth_room_is_saved_at_phone_and_desktop_sizes_with_a_live_ghost(sy
             assert path.stat().st_size > 1000, path
         # nothing spills sideways on a phone
         assert ben.driver.execute_script("return document.documentElement.scrollWidth;") <= width
-    finally:
-        mouse(ann, "mouseReleased", x0 + pad["width"] * 0.3, y0 - pad["height"] * 0.3, 0)
     _wait_room_state(synth, "space", lambda s: s != {"x": 0, "y": 30}, "Ann's pad drag committed")
 
 

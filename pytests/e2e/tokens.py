@@ -1,5 +1,6 @@
 """Tokens for the browser tests that run with auth on: HS256 JWTs (RFC 7519)
-made with the standard library only, and the secret file the server reads."""
+made with the standard library only, and the secret file the server reads
+(`auth_on` for a module whose every server has tokens on)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ import base64
 import hashlib
 import hmac
 import json
+import os
+import tempfile
 import time
 from pathlib import Path
+
+import pytest
 
 
 def b64url(raw: bytes) -> str:
@@ -33,3 +38,24 @@ def write_secret(path: Path, secret: bytes) -> Path:
     path.write_bytes(secret)
     path.chmod(0o600)
     return path
+
+
+def secret_path(tag: str) -> Path:
+    """Where a test module keeps its secret file: the temporary folder, one per module `tag` and process."""
+    return Path(tempfile.gettempdir()) / f"tandem-e2e-{tag}-{os.getpid()}.secret"
+
+
+def auth_on(secret: bytes, tag: str):
+    """For a module whose servers all run with tokens on: (the secret file's path, the module's
+    `pytestmark` giving each server `--auth-secret-file PATH`, an autouse module fixture that
+    writes `secret` there first and removes the file after the module). Assign all three at
+    module level: `SECRET_FILE, pytestmark, _secret_file = auth_on(SECRET, "tag")`."""
+    path = secret_path(tag)
+
+    @pytest.fixture(scope="module", autouse=True)
+    def _secret_file():
+        write_secret(path, secret)
+        yield
+        path.unlink(missing_ok=True)
+
+    return path, pytest.mark.tandem_flags("--auth-secret-file", str(path)), _secret_file

@@ -19,6 +19,22 @@ def padded_step(seq: int, size: int) -> str:
     return text
 
 
+def close_code_after_a_step_of(server, connect, size: int) -> int:
+    """Connects, sends a padded_step of `size` bytes and returns the code the server closed with."""
+    ann = connect(server)
+    ann.send_text(padded_step(1, size))
+    code, _ = ann.wait_closed()
+    return code
+
+
+def acked_step_of(server, connect, size: int):
+    """Connects, sends a padded_step of `size` bytes and waits for its ack; returns the client."""
+    ann = connect(server)
+    ann.send_text(padded_step(1, size))
+    ann.expect_ack(1)
+    return ann
+
+
 def test_an_unknown_room_closes_with_4404_unknown_room(server, open_ws):
     ws = open_ws(server.ws_url("nope"))
     assert wait_closed(ws) == (4404, "unknown room")
@@ -43,38 +59,25 @@ def test_a_binary_frame_closes_with_1003(server, connect):
 
 
 def test_a_message_one_byte_over_the_default_4kib_limit_closes_with_1009(server, connect):
-    ann = connect(server)
-    ann.send_text(padded_step(1, 4097))
-    code, _ = ann.wait_closed()
-    assert code == 1009
+    assert close_code_after_a_step_of(server, connect, 4097) == 1009
 
 
 def test_a_message_of_exactly_the_default_4kib_limit_is_accepted(server, connect):
-    ann = connect(server)
-    ann.send_text(padded_step(1, 4096))
-    ann.expect_ack(1)
+    acked_step_of(server, connect, 4096)
 
 
 def test_a_much_bigger_message_closes_with_1009(server, connect):
-    ann = connect(server)
-    ann.send_text(padded_step(1, 100_000))
-    code, _ = ann.wait_closed()
-    assert code == 1009
+    assert close_code_after_a_step_of(server, connect, 100_000) == 1009
 
 
 def test_with_max_frame_1024_a_2000_byte_message_closes_with_1009(start_server, connect):
     server = start_server("--max-frame", "1024")
-    ann = connect(server)
-    ann.send_text(padded_step(1, 2000))
-    code, _ = ann.wait_closed()
-    assert code == 1009
+    assert close_code_after_a_step_of(server, connect, 2000) == 1009
 
 
 def test_with_max_frame_1024_a_900_byte_message_is_accepted(start_server, connect):
     server = start_server("--max-frame", "1024")
-    ann = connect(server)
-    ann.send_text(padded_step(1, 900))
-    ann.expect_ack(1)
+    ann = acked_step_of(server, connect, 900)
     ann.seq = 1
     ann.assert_alive()
 

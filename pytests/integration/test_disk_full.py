@@ -8,8 +8,8 @@ reads and drags go on; once the filler is gone the next set is acknowledged
 and stored and /healthz is 200 again. After the run the database is opened
 and every acknowledged set is in it, no refused one is.
 
-Shared with test_io_error.py: `Ledger` and the checks of the failing and the
-healed server.
+Shared with test_io_error.py: `Ledger`, `assert_acknowledged`, the checks of
+the failing and the healed server, and `stop_and_check_file`.
 """
 
 from __future__ import annotations
@@ -56,6 +56,12 @@ class Ledger:
         else:
             self.acked.append(v)
         return answer
+
+
+def assert_acknowledged(ledger: Ledger, times: int = 1) -> None:
+    """Sends `times` sets; each must be acknowledged (an update, not a reject)."""
+    for _ in range(times):
+        assert ledger.set().get("type") == "update"
 
 
 def committed_gauge(server) -> float:
@@ -128,6 +134,14 @@ def assert_file_matches(path: Path, ledger: Ledger) -> None:
     assert revisions == list(range(1, len(revisions) + 1)), "revisions in the file have a gap"
 
 
+def stop_and_check_file(server, data: Path, ledger: Ledger, *clients) -> None:
+    """Closes `clients`, stops the server (exit status 0) and checks the file at `data` against the ledger."""
+    for client in clients:
+        client.close()
+    assert server.stop() == 0
+    assert_file_matches(data, ledger)
+
+
 @pytest.fixture
 def small_disk(tmp_path):
     """A 1.5 MiB tmpfs, unmounted at teardown (after the servers, which are set up later)."""
@@ -164,32 +178,31 @@ def fill(path: Path) -> int:
     return written
 
 
+def fill_until_refused(disk: Path, ledger: Ledger) -> Path:
+    """Fills `disk` with a file (returned: unlink it to give the space back), then sends
+    sets until one is refused: the SQLite file may still have room in pages it holds."""
+    filler = disk / "filler"
+    fill(filler)
+    for _ in range(2000):
+        if ledger.set().get("type") == "reject":
+            return filler
+    pytest.fail("2000 sets on a full disk were all acknowledged")
+
+
 def test_a_full_disk_refuses_commits_serves_reads_and_drags_and_recovers(small_disk, start_server, connect):
     data = small_disk / "tandem.db"
     server = start_server("--data", str(data))
     writer = connect(server, name="Writer")
     watcher = connect(server, name="Watcher")
     ledger = Ledger(writer)
-    for _ in range(3):
-        assert ledger.set().get("type") == "update"
-    filler = small_disk / "filler"
-    fill(filler)
-    # The file may still have room in pages it holds: sets go on until one cannot be written.
-    for _ in range(2000):
-        if ledger.set().get("type") == "reject":
-            break
-    else:
-        pytest.fail("2000 sets on a full disk were all acknowledged")
+    assert_acknowledged(ledger, 3)
+    filler = fill_until_refused(small_disk, ledger)
     assert ledger.acked, "no set was acknowledged before the disk filled"
     assert_failing(server, ledger, watcher, "disk full")
     filler.unlink()
     assert_healed(server, ledger)
-    for _ in range(3):
-        assert ledger.set().get("type") == "update"
-    writer.close()
-    watcher.close()
-    assert server.stop() == 0
-    assert_file_matches(data, ledger)
+    assert_acknowledged(ledger, 3)
+    stop_and_check_file(server, data, ledger, writer, watcher)
 
 
 def test_a_full_disk_refuses_room_and_preset_saves_with_503(small_disk, start_server, connect):
@@ -197,18 +210,12 @@ def test_a_full_disk_refuses_room_and_preset_saves_with_503(small_disk, start_se
     server = start_server("--data", str(data), "--http-rate", "0")
     writer = connect(server, name="Writer")
     ledger = Ledger(writer)
-    assert ledger.set().get("type") == "update"
+    assert_acknowledged(ledger)
     # A preset and a past moment that differ from the room (gain; a gauge is in neither).
     writer.expect_answer(writer.set("gain", 0.9))
     assert server.request("PUT", "/api/rooms/demo/presets/Early", "{}").status == 201
     writer.expect_answer(writer.set("gain", 0.3))
-    filler = small_disk / "filler"
-    fill(filler)
-    for _ in range(2000):
-        if ledger.set().get("type") == "reject":
-            break
-    else:
-        pytest.fail("2000 sets on a full disk were all acknowledged")
+    filler = fill_until_refused(small_disk, ledger)
     # A preset save over the WebSocket: refused unavailable, naming the cause.
     writer.seq += 1
     writer.send_json({"type": "preset", "seq": writer.seq, "action": "save", "name": "Full"})
@@ -240,9 +247,7 @@ def test_a_full_disk_refuses_room_and_preset_saves_with_503(small_disk, start_se
     assert server.request("POST", "/api/rooms", json.dumps(room)).status == 201
     assert server.request("PUT", "/api/rooms/demo/presets/Full", "{}").status == 201
     wait_until(lambda: server.get("/healthz").status == 200, what="/healthz 200 again")
-    writer.close()
-    assert server.stop() == 0
-    assert_file_matches(data, ledger)
+    stop_and_check_file(server, data, ledger, writer)
     with contextlib.closing(sqlite3.connect(str(data))) as db:
         assert db.execute("SELECT count(*) FROM presets WHERE room = 'demo' AND name = 'Full'").fetchone() == (1,)
         assert db.execute("SELECT count(*) FROM rooms WHERE id = 'extra'").fetchone() == (1,)
@@ -252,11 +257,8 @@ def test_a_put_of_a_control_on_a_full_disk_is_503(small_disk, start_server, conn
     data = small_disk / "tandem.db"
     server = start_server("--data", str(data), "--http-rate", "0")
     ledger = Ledger(connect(server, name="Writer"))
-    assert ledger.set().get("type") == "update"
-    fill(small_disk / "filler")
-    for _ in range(2000):
-        if ledger.set().get("type") == "reject":
-            break
+    assert_acknowledged(ledger)
+    fill_until_refused(small_disk, ledger)
     before = committed_gauge(server)
     answer = server.request("PUT", f"/api/rooms/demo/controls/{GAUGE}", json.dumps({"value": 99}))
     assert committed_gauge(server) == before
@@ -270,21 +272,13 @@ def test_the_probe_brings_health_back_without_a_commit(small_disk, start_server,
     server = start_server("--data", str(data))
     writer = connect(server, name="Writer")
     ledger = Ledger(writer)
-    assert ledger.set().get("type") == "update"
-    filler = small_disk / "filler"
-    fill(filler)
-    for _ in range(2000):
-        if ledger.set().get("type") == "reject":
-            break
-    else:
-        pytest.fail("2000 sets on a full disk were all acknowledged")
+    assert_acknowledged(ledger)
+    filler = fill_until_refused(small_disk, ledger)
     assert server.get("/healthz").status == 503
     filler.unlink()
     wait_until(lambda: server.get("/healthz").status == 200, timeout=WAIT, what="/healthz 200 from the probe")
-    assert ledger.set().get("type") == "update"
-    writer.close()
-    assert server.stop() == 0
-    assert_file_matches(data, ledger)
+    assert_acknowledged(ledger)
+    stop_and_check_file(server, data, ledger, writer)
 
 
 def test_a_deleted_file_refuses_commits_until_a_restart(start_server, connect, tmp_path):
@@ -293,7 +287,7 @@ def test_a_deleted_file_refuses_commits_until_a_restart(start_server, connect, t
     data = tmp_path / "tandem.db"
     server = start_server("--data", str(data))
     ledger = Ledger(connect(server, name="Writer"))
-    assert ledger.set().get("type") == "update"
+    assert_acknowledged(ledger)
     for suffix in ("", "-wal", "-shm"):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(f"{data}{suffix}")

@@ -21,7 +21,7 @@ import subprocess
 import pytest
 
 from helpers import wait_until
-from test_disk_full import Ledger, assert_failing, assert_file_matches
+from test_disk_full import Ledger, assert_acknowledged, assert_failing, stop_and_check_file
 
 SHIM = r"""
 #define _GNU_SOURCE
@@ -121,8 +121,7 @@ def test_an_io_error_refuses_commits_serves_reads_and_drags_and_recovers(eio_shi
     writer = connect(server, name="Writer")
     watcher = connect(server, name="Watcher")
     ledger = Ledger(writer)
-    for _ in range(3):
-        assert ledger.set().get("type") == "update"
+    assert_acknowledged(ledger, 3)
     trigger.touch()
     answer = ledger.set()
     assert answer.get("type") == "reject", f"a set was acknowledged while every {calls} of the file failed: {answer}"
@@ -133,9 +132,5 @@ def test_an_io_error_refuses_commits_serves_reads_and_drags_and_recovers(eio_shi
     wait_until(lambda: server.get("/healthz").status == 200, what="/healthz 200 from the probe")
     server.wait_for_log(lambda line: "storage available again" in line)
     assert server.metrics().get("tandem_storage_ok") == 1
-    for _ in range(3):
-        assert ledger.set().get("type") == "update"
-    writer.close()
-    watcher.close()
-    assert server.stop() == 0
-    assert_file_matches(data, ledger)
+    assert_acknowledged(ledger, 3)
+    stop_and_check_file(server, data, ledger, writer, watcher)

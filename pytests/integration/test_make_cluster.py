@@ -71,6 +71,15 @@ def run_script(*args: str, timeout: float = 30) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=timeout)
 
 
+def refused_stderr(binary: Path, data: Path, port: int | None = None) -> str:
+    """Runs the script for two nodes from `port` (default: the start of three free ports), which must
+    exit 1 before the cluster starts; returns what it wrote to stderr."""
+    port = free_port_run(3) if port is None else port
+    result = run_script("--nodes", "2", "--port", str(port), "--binary", str(binary), "--data", str(data))
+    assert result.returncode == 1
+    return result.stderr
+
+
 # --------------------------------------------------------------------------
 # The configs
 # --------------------------------------------------------------------------
@@ -125,10 +134,7 @@ def test_both_configs_hash_on_the_path_check_health_and_keep_websockets_open(tmp
 
 
 def test_a_missing_binary_is_named_and_nothing_starts(tmp_path):
-    result = run_script("--nodes", "2", "--port", str(free_port_run(3)), "--binary", str(tmp_path / "nothing"),
-                        "--data", str(tmp_path / "data"))
-    assert result.returncode == 1
-    assert f"no tandem binary at {tmp_path / 'nothing'}" in result.stderr
+    assert f"no tandem binary at {tmp_path / 'nothing'}" in refused_stderr(tmp_path / "nothing", tmp_path / "data")
     assert not (tmp_path / "data").exists()
 
 
@@ -139,19 +145,15 @@ def test_a_taken_port_is_named_and_nothing_starts(tmp_path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", base + 2))
         taken.listen()
-        result = run_script("--nodes", "2", "--port", str(base), "--binary", str(binary), "--data", str(tmp_path / "data"))
-    assert result.returncode == 1
-    assert f"port {base + 2} on 127.0.0.1 (node n2) is taken" in result.stderr
+        stderr = refused_stderr(binary, tmp_path / "data", port=base)
+    assert f"port {base + 2} on 127.0.0.1 (node n2) is taken" in stderr
     assert not (tmp_path / "data").exists()
 
 
 @needs_cluster_tools
 def test_a_binary_without_cluster_mode_is_refused(tmp_path):
     binary = fake_tandem(tmp_path, "usage: tandem [flags]\n  --host ADDR")
-    result = run_script("--nodes", "2", "--port", str(free_port_run(3)), "--binary", str(binary),
-                        "--data", str(tmp_path / "data"))
-    assert result.returncode == 1
-    assert "has no --redis or --node-id flag" in result.stderr
+    assert "has no --redis or --node-id flag" in refused_stderr(binary, tmp_path / "data")
 
 
 # --------------------------------------------------------------------------

@@ -12,6 +12,13 @@ def no_commits(client):
     return not any(f.get("changes") for f in client.history)
 
 
+def rejected_and_alive(client, code: str, seq: int) -> dict:
+    """Waits for the reject `code` of message `seq`, then checks the connection still works; returns the reject."""
+    reject = client.expect_reject(code, seq=seq)
+    client.assert_alive()
+    return reject
+
+
 def test_text_that_is_not_json_is_rejected_as_bad_message(server, connect):
     ann = connect(server)
     ann.send_text("this is not json")
@@ -76,9 +83,7 @@ def test_an_unknown_thumb_is_rejected(server, connect):
 def test_a_dx_given_as_a_string_is_rejected_as_bad_value(server, connect):
     ann = connect(server)
     ann.drag("gain", "begin")
-    seq = ann.drag("gain", "move", dx="0.25")
-    ann.expect_reject("bad_value", seq=seq)
-    ann.assert_alive()
+    rejected_and_alive(ann, "bad_value", ann.drag("gain", "move", dx="0.25"))
 
 
 def test_a_null_dx_is_rejected_as_bad_value(server, connect):
@@ -93,39 +98,29 @@ def test_a_null_dx_is_rejected_as_bad_value(server, connect):
 def test_dx_and_at_together_are_rejected_as_bad_message(server, connect):
     ann = connect(server)
     ann.drag("gain", "begin")
-    seq = ann.drag("gain", "move", dx=0.1, at=0.2)
-    ann.expect_reject("bad_message", seq=seq)
-    ann.assert_alive()
+    rejected_and_alive(ann, "bad_message", ann.drag("gain", "move", dx=0.1, at=0.2))
 
 
 def test_a_set_of_gain_to_a_string_is_rejected_as_bad_value(server, connect):
     ann = connect(server)
-    seq = ann.set("gain", "0.7")
-    ann.expect_reject("bad_value", seq=seq)
-    ann.assert_alive()
+    rejected_and_alive(ann, "bad_value", ann.set("gain", "0.7"))
     assert no_commits(ann)
 
 
 def test_a_step_by_half_is_rejected_as_bad_value(server, connect):
     ann = connect(server)
-    seq = ann.step("size", 0.5)
-    ann.expect_reject("bad_value", seq=seq)
-    ann.assert_alive()
+    rejected_and_alive(ann, "bad_value", ann.step("size", 0.5))
     assert no_commits(ann)
 
 
 def test_a_drag_on_the_gauge_is_rejected_as_read_only(server, connect):
     ann = connect(server)
-    seq = ann.drag("bpm", "begin")
-    ann.expect_reject("read_only", seq=seq)
-    ann.assert_alive()
+    rejected_and_alive(ann, "read_only", ann.drag("bpm", "begin"))
 
 
 def test_a_step_on_the_gauge_is_rejected_as_read_only(server, connect):
     ann = connect(server)
-    seq = ann.step("bpm", 1)
-    ann.expect_reject("read_only", seq=seq)
-    ann.assert_alive()
+    rejected_and_alive(ann, "read_only", ann.step("bpm", 1))
     assert no_commits(ann)
 
 
@@ -133,19 +128,15 @@ def test_a_begin_on_a_held_thumb_is_rejected_as_busy_naming_the_holder(server, c
     ann = connect(server, name="Ann")
     bob = connect(server, name="Bob")
     ann.expect_ack(ann.drag("gain", "begin"))
-    seq = bob.drag("gain", "begin")
-    reject = bob.expect_reject("busy", seq=seq)
+    reject = rejected_and_alive(bob, "busy", bob.drag("gain", "begin"))
     assert reject["holder"] == ann.id
-    bob.assert_alive()
 
 
 def test_a_set_of_a_held_thumb_is_rejected_as_busy(server, connect):
     ann = connect(server)
     bob = connect(server)
     ann.expect_ack(ann.drag("color", "begin", thumb="green"))
-    seq = bob.set("color", "#000000")
-    assert bob.expect_reject("busy", seq=seq)["holder"] == ann.id
-    bob.assert_alive()
+    assert rejected_and_alive(bob, "busy", bob.set("color", "#000000"))["holder"] == ann.id
 
 
 def test_a_move_without_a_begin_is_rejected_as_no_gesture(server, connect):

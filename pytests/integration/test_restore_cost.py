@@ -15,7 +15,7 @@ import pytest
 from helpers import WAIT
 from test_auth import joined, secret_file, token  # noqa: F401 (secret_file: a fixture)
 from test_cluster import cluster, redis  # noqa: F401 (fixtures)
-from test_timeline import restore
+from test_timeline import editor_and_viewer, restore
 
 MOMENT_READS = 'tandem_timeline_reads_total{kind="moment"}'
 MOMENT_ROWS = 'tandem_timeline_log_rows_read_total{kind="moment"}'
@@ -37,11 +37,7 @@ def flood(client, rev, count):
 
 
 def test_a_viewers_restores_are_refused_before_anything_is_read(start_server, open_ws, secret_file, tmp_path):
-    server = start_server("--data", str(tmp_path / "tandem.db"), "--auth-secret-file", str(secret_file))
-    editor = joined(server, open_ws, token("editor", sub="ed"))
-    editor.expect_ack(editor.set("gain", 0.1))
-    editor.expect_ack(editor.set("gain", 0.9))
-    viewer = joined(server, open_ws, token("viewer", sub="vi"))
+    server, editor, viewer = editor_and_viewer(start_server, open_ws, secret_file, tmp_path)
     reads = server.metrics()[MOMENT_READS]
     refused = rejects(server, "forbidden") + rejects(server, "rate_limited")
     # Past the burst (10 restores: each takes 60 messages' worth): the first are forbidden, the rest rate_limited; none reads.

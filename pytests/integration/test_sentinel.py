@@ -56,21 +56,23 @@ sentinel parallel-syncs {MASTER} 1
         return [self.binary, str(self.conf)]
 
 
-def redis_server(folder: Path, *extra: str) -> RedisServer:
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+def folder_and_port(parent: Path, program: str, prefix: str) -> tuple[Path, int]:
+    """For one more `program` (skipped if it is not installed): a free port and a new folder `prefix-PORT` in `parent`."""
+    if shutil.which(program) is None:
+        pytest.skip(f"{program} is not installed (apt-get install {program})")
     port = free_port()
-    folder = folder / f"redis-{port}"
+    folder = parent / f"{prefix}-{port}"
     folder.mkdir()
+    return folder, port
+
+
+def redis_server(folder: Path, *extra: str) -> RedisServer:
+    folder, port = folder_and_port(folder, "redis-server", "redis")
     return RedisServer(folder, port, extra)
 
 
 def redis_sentinel(folder: Path, primary_port: int) -> Sentinel:
-    if shutil.which("redis-sentinel") is None:
-        pytest.skip("redis-sentinel is not installed (apt-get install redis-sentinel)")
-    port = free_port()
-    folder = folder / f"sentinel-{port}"
-    folder.mkdir()
+    folder, port = folder_and_port(folder, "redis-sentinel", "sentinel")
     return Sentinel(folder, port, primary_port)
 
 

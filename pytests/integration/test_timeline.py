@@ -52,6 +52,17 @@ def restore(client, rev):
     return client.seq
 
 
+def editor_and_viewer(start_server, open_ws, secret, tmp_path):
+    """A server with a data file and tokens on (`secret`: the secret file) whose editor set gain to 0.1
+    (revision 1), then 0.9 (revision 2), and a viewer (sub `vi`) joined after; returns (server, editor, viewer)."""
+    server = start_server("--data", str(tmp_path / "tandem.db"), "--auth-secret-file", str(secret))
+    editor = joined(server, open_ws, token("editor", sub="ed"))
+    editor.expect_ack(editor.set("gain", 0.1))
+    editor.expect_ack(editor.set("gain", 0.9))
+    viewer = joined(server, open_ws, token("viewer", sub="vi"))
+    return server, editor, viewer
+
+
 def apply_changes(states, frame):
     for change in changes(frame):
         states[change["control"]] = change["state"]
@@ -222,11 +233,7 @@ def test_a_restore_is_busy_while_someone_holds_a_control_it_changes(start_server
 
 
 def test_viewers_read_the_timeline_but_may_not_restore(start_server, open_ws, secret_file, tmp_path):
-    server = start_server("--data", str(tmp_path / "tandem.db"), "--auth-secret-file", str(secret_file))
-    editor = joined(server, open_ws, token("editor", sub="ed"))
-    editor.expect_ack(editor.set("gain", 0.1))
-    editor.expect_ack(editor.set("gain", 0.9))
-    viewer = joined(server, open_ws, token("viewer", sub="vi"))
+    server, editor, viewer = editor_and_viewer(start_server, open_ws, secret_file, tmp_path)
     viewer.expect_reject("forbidden", seq=restore(viewer, 1))
     viewer.expect_reject("forbidden", seq=restore(viewer, 77))  # even a bad revision: forbidden first
     bearer = {"Authorization": "Bearer " + token("viewer", sub="vi")}
