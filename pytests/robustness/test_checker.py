@@ -290,21 +290,18 @@ def test_a_view_still_replaying_after_a_fault_may_lag_until_it_shows_the_room_as
 def test_a_view_shown_the_end_state_is_held_to_the_strict_window_after_the_floor():
     # As above, but r1 is shown rev 2 at 4.5: it has caught up. A write of rev 3 is acknowledged at
     # 8.0; at 9.0 r1 (previous frame 8.5) still shows rev 2 of gain: stale, and no fault excuses it.
-    h = stale()
-    h.fault("pause", 2.5, 4.2, target="n2")
-    h.frame("r1", 1, 4.5, 2, [("gain", v(0.2), 2)])
-    h.op("w1:3", 7.5, "ok", 8.0, value=v(0.3), rev=3).commit(3, v(0.3))
-    h.frame("r1", 1, 8.5, 2, [("size", {"index": 2, "value": 60}, 0)])
-    h.frame("r1", 1, 9.0, 2, [("gain", v(0.2), 2)])
-    assert kinds(h.check()) == {"not_linearizable"}
-    # the same frames with r1 never shown rev 2 after the end (its 4.5 frame at rev 1) are excused
-    h2 = stale()
-    h2.fault("pause", 2.5, 4.2, target="n2")
-    h2.frame("r1", 1, 4.5, 1, [("gain", v(0.1), 1)])
-    h2.op("w1:3", 7.5, "ok", 8.0, value=v(0.3), rev=3).commit(3, v(0.3))
-    h2.frame("r1", 1, 8.5, 1, [("size", {"index": 2, "value": 60}, 0)])
-    h2.frame("r1", 1, 9.0, 1, [("gain", v(0.1), 1)])
-    assert h2.check().valid
+    def shown_after_the_end(rev: int) -> H:
+        h = stale()
+        h.fault("pause", 2.5, 4.2, target="n2")
+        h.frame("r1", 1, 4.5, rev, [("gain", v(0.1 * rev), rev)])
+        h.op("w1:3", 7.5, "ok", 8.0, value=v(0.3), rev=3).commit(3, v(0.3))
+        h.frame("r1", 1, 8.5, rev, [("size", {"index": 2, "value": 60}, 0)])
+        h.frame("r1", 1, 9.0, rev, [("gain", v(0.1 * rev), rev)])
+        return h
+
+    assert kinds(shown_after_the_end(2).check()) == {"not_linearizable"}
+    # the same frames with r1 never shown rev 2 after the end (all at rev 1) are excused
+    assert shown_after_the_end(1).check().valid
 
 
 def test_concurrent_write_and_read_linearize_either_way():
