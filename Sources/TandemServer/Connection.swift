@@ -54,35 +54,11 @@ final class Connection {
     /// past their `exp` plus the leeway the connection is closed with 4401.
     var claims: Claims?
 
-    // MARK: replicated rooms (Replicated/ReplicatedRooms+Members.swift)
-
-    /// The name and role it joined with, for its registration with the room's owner (again after an owner change).
-    var joinName = ""
-    var joinRole = Role.editor
-    /// Its `?since=`, for the welcome that follows its admission.
-    var since: String?
-    /// Whether it was registered with an owner (its leave is then relayed).
-    var registered = false
-    /// Whether its welcome was made (after the owner's admission).
+    /// Whether its welcome was made (a local room's at once, a replicated
+    /// room's after the owner's admission).
     var welcomed = false
-    /// The owner epoch whose admission of it this node saw (-1: none yet), and
-    /// when it last registered: a member the current owner never admitted (its
-    /// registration was lost) registers again (`Server.reregisterLost`).
-    var admittedEpoch = -1
-    var registeredAt = Moment.zero
-    /// Its messages relayed to the owner and not yet answered, oldest first
-    /// (at most `Connection.relayedLimit`; past it a message is refused
-    /// `unavailable` here): the `ack` its frames carry stays below the first
-    /// (`Room.holdAck`), and each gets its answer from the owner, or from this
-    /// node when the owner changed or fell silent (ReplicatedRooms+Answers.swift).
-    var relayed: [RelayedMessage] = []
-    static let relayedLimit = 256
-    /// The `seq`s this node refused itself (`unavailable`): a reject for one
-    /// of them from the owner as well is not sent twice.
-    var refusedLocally: Set<Int> = []
-    /// The room's rate limit, enforced by this node before relaying: a
-    /// flooding client costs its own node, never Redis or the owner.
-    var relayBucket = TokenBucket(burst: RoomLimits().burst)
+    /// What replicated rooms keep of it (Replicated/MemberRelay.swift); local rooms leave it be.
+    var relay = MemberRelay()
 
     convenience init(session: UInt64, wsi: OpaquePointer, client: ClientID) {
         self.init(session: session, wsi: wsi, fd: lws_get_socket_fd(wsi), client: client)
@@ -97,16 +73,4 @@ final class Connection {
         self.fd = fd
         self.client = client
     }
-}
-
-/// A member's message on its way to the room's owner.
-struct RelayedMessage {
-    var seq: Int
-    /// The owner epoch it was sent toward: this node's own when it owned the room, else its view's.
-    var epoch: Int
-    /// The room's doubt count when it was relayed (`RoomReplica.doubt`): a later
-    /// doubt means its answer may have been missed.
-    var doubt: Int
-    /// When it was relayed: unanswered past `Server.answerTimeout`, it is answered `unknown` here.
-    var at: Moment
 }

@@ -183,24 +183,24 @@ extension Server {
         if let refusal = adminRefusal(exchange, parts) { return refusal }
         if parts.count == 1 {
             if exchange.method == .post { return postRoom(exchange) }
-            guard exchange.method == .get else { return methodNotAllowed("GET, POST") }
+            guard exchange.method == .get else { return .methodNotAllowed("GET, POST") }
             return roomList(exchange) // Server+Lobby.swift
         }
         guard let host = rooms[parts[1]] else { return .json(404, problem("unknown_room", "no room '\(parts[1])'")) }
         switch parts.count {
         case 2:
             if exchange.method == .delete { return deleteRoom(host.room.id) }
-            guard exchange.method == .get else { return methodNotAllowed("GET, DELETE") }
+            guard exchange.method == .get else { return .methodNotAllowed("GET, DELETE") }
             return .json(200, OutboundEncoder.welcome(host.room.snapshot))
         case 3 where parts[2] == "history" || parts[2] == "history.csv":
-            guard exchange.method == .get else { return methodNotAllowed("GET") }
+            guard exchange.method == .get else { return .methodNotAllowed("GET") }
             return history(host.room.id, csv: parts[2] == "history.csv", query: exchange.query)
         case 3... where parts[2] == "presets":
             return presetsAPI(exchange, host, Array(parts.dropFirst(3)))
         case 3 where parts[2] == "timeline" || parts[2] == "restore", 4 where parts[2] == "timeline":
             return timelineRoute(exchange, host, parts) ?? .json(404, problem("not_found", "no such API endpoint"))
         case 4 where parts[2] == "controls":
-            guard exchange.method == .put else { return methodNotAllowed("PUT") }
+            guard exchange.method == .put else { return .methodNotAllowed("PUT") }
             return put(host, control: parts[3], exchange: exchange)
         default:
             return .json(404, problem("not_found", "no such API endpoint"))
@@ -270,10 +270,6 @@ extension Server {
         }
         out.append(raw: "}")
         return .json(200, out.bytes)
-    }
-
-    private func methodNotAllowed(_ allowed: String) -> HTTPAnswer {
-        .methodNotAllowed(allowed)
     }
 
     func problem(_ code: String, _ message: String) -> [UInt8] {

@@ -35,7 +35,7 @@ extension Server {
             return now ?? .deferred
         }
         guard !rest.isEmpty else {
-            guard exchange.method == .get else { return presetMethodNotAllowed("GET") }
+            guard exchange.method == .get else { return .methodNotAllowed("GET") }
             guard let book = service.presetBook(host.room.id) else { return presetAnswer(.unreadable) }
             return .json(200, PresetMessages.list(book.sorted))
         }
@@ -61,13 +61,13 @@ extension Server {
             case .delete:
                 return changeOverHTTP(.delete(name: name), host, by: "api", exchange)
             default:
-                return presetMethodNotAllowed("GET, PUT, DELETE")
+                return .methodNotAllowed("GET, PUT, DELETE")
             }
         case (2, "recall"):
-            guard exchange.method == .post else { return presetMethodNotAllowed("POST") }
+            guard exchange.method == .post else { return .methodNotAllowed("POST") }
             return recallOverHTTP(name, in: host, exchange: exchange)
         case (2, "rename"):
-            guard exchange.method == .post else { return presetMethodNotAllowed("POST") }
+            guard exchange.method == .post else { return .methodNotAllowed("POST") }
             guard let json = try? JSONParser.parse(exchange.body), json.objectValue != nil else {
                 return .json(400, problem("bad_message", "the body must be a JSON object: {\"to\": \"new name\"}"))
             }
@@ -79,7 +79,7 @@ extension Server {
                 return changeOverHTTP(.rename(name: name, to: to), host, by: "api", exchange)
             }
         case (2, "diff"):
-            guard exchange.method == .get else { return presetMethodNotAllowed("GET") }
+            guard exchange.method == .get else { return .methodNotAllowed("GET") }
             guard let book = service.presetBook(host.room.id) else { return presetAnswer(.unreadable) }
             guard let preset = book.preset(named: name) else { return presetAnswer(.unknown(name)) }
             return .json(200, PresetMessages.diff(name: name, changes: preset.changes(in: host.room)))
@@ -133,10 +133,6 @@ extension Server {
         if refusal.storage && refusal.code == .unavailable { return .json(503, problem("unavailable", refusal.message)) }
         let status = refusal.storage ? 500 : refusal.code == .unknownPreset ? 404 : refusal.conflict ? 409 : 400
         return .json(status, problem(refusal.storage ? "storage" : refusal.code.rawValue, refusal.message))
-    }
-
-    private func presetMethodNotAllowed(_ allowed: String) -> HTTPAnswer {
-        .methodNotAllowed(allowed)
     }
 }
 

@@ -23,13 +23,13 @@ extension Server {
     func timelineRoute(_ exchange: HTTPExchange, _ host: RoomHost, _ parts: [String]) -> HTTPAnswer? {
         switch (parts.count, parts[2]) {
         case (3, "timeline"):
-            guard exchange.method == .get else { return timelineMethodNotAllowed("GET") }
+            guard exchange.method == .get else { return .methodNotAllowed("GET") }
             return timelineSummary(host)
         case (4, "timeline"):
-            guard exchange.method == .get else { return timelineMethodNotAllowed("GET") }
+            guard exchange.method == .get else { return .methodNotAllowed("GET") }
             return timelineMoment(host, parts[3])
         case (3, "restore"):
-            guard exchange.method == .post else { return timelineMethodNotAllowed("POST") }
+            guard exchange.method == .post else { return .methodNotAllowed("POST") }
             return restore(host, body: exchange.body, exchange: exchange)
         default:
             return nil
@@ -108,10 +108,6 @@ extension Server {
 
     private func noHistory() -> HTTPAnswer {
         .json(501, problem("not_implemented", "this server keeps state in memory (--data :memory:): there is no timeline"))
-    }
-
-    private func timelineMethodNotAllowed(_ allowed: String) -> HTTPAnswer {
-        .methodNotAllowed(allowed)
     }
 
     /// `POST /api/rooms/{room}/restore` `{"rev": R}`: committed as the API's

@@ -63,12 +63,12 @@ final class ReplicatedRoomsTests {
         #expect(ann.welcome == nil) // not before the owner's admission
         #expect(turns(until: { ann.welcome != nil }), "never admitted")
         #expect(service.cluster.replicas["demo"]?.owned == true)
-        #expect(ann.registered && ann.welcomed)
+        #expect(ann.relay.registered && ann.welcomed)
 
         delivery.forget()
         service.receive(message(#"{"type":"set","seq":1,"control":"gain","value":0.3}"#), from: ann, in: host, at: MonotonicClock.now())
         #expect(turns(until: { self.committed(host, "gain") == #"{"value":0.3}"# && self.delivery.arms(of: ann.client) > 0 }), "the view never showed the set")
-        #expect(ann.relayed.isEmpty) // answered: the owner's ack reached the view
+        #expect(ann.relay.relayed.isEmpty) // answered: the owner's ack reached the view
         #expect(delivery.calls.contains(.broadcast("demo")))
     }
 

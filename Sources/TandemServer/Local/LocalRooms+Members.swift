@@ -12,13 +12,9 @@ extension LocalRooms {
         let roomID = host.room.id
         let (welcome, effects) = host.room.join(connection.client, name: name, role: role, at: now)
         connection.host = host
-        connection.offeredMark = host.offered
         host.members[connection.client] = connection
-        connection.welcomed = true
-        connection.welcome = encodeWelcome(welcome, since: since)
-        connection.presets = presetsFrame(roomID)
-        connectionLine("open", "open \(connection.client) room=\(roomID) name=\(welcome.peers.last?.name ?? "")")
-        arm(connection, at: now)
+        sendWelcome(welcome, to: connection, in: host, since: since,
+                    log: "open", "open \(connection.client) room=\(roomID) name=\(welcome.peers.last?.name ?? "")", at: now)
         dispatch(effects, in: host, arrival: now)
     }
 

@@ -4,7 +4,7 @@ import TandemRelay
 /// Every message a member sends in cluster mode gets exactly one answer, and
 /// an `ack` never stands for a message that got none (docs/reliability.md):
 ///
-/// - a message relayed to the owner is noted (`Connection.relayed`) and the
+/// - a message relayed to the owner is noted (`MemberRelay.relayed`) and the
 ///   `ack` its frames carry stays below the oldest one not yet answered;
 /// - the owner answers in its publication (an ack or a reject);
 /// - when the owner changes first, this node answers what it never did:
@@ -27,36 +27,36 @@ extension ReplicatedRooms {
 
     /// Notes `seq` as relayed and unanswered; `false` when too many are waiting already.
     func noteRelayed(_ connection: Connection, seq: Int, _ replica: RoomReplica, host: RoomHost, at now: Moment) -> Bool {
-        guard connection.relayed.count < Connection.relayedLimit else { return false }
+        guard connection.relay.relayed.count < MemberRelay.relayedLimit else { return false }
         let epoch = replica.owned ? replica.epoch : replica.viewEpoch
-        connection.relayed.append(RelayedMessage(seq: seq, epoch: epoch, doubt: replica.doubt, at: now))
+        connection.relay.relayed.append(RelayedMessage(seq: seq, epoch: epoch, doubt: replica.doubt, at: now))
         holdAck(connection, host: host)
         return true
     }
 
     /// The owner (or this node) answered every relayed message up to `seq`.
     func answered(_ connection: Connection, upTo seq: Int, host: RoomHost) {
-        guard let first = connection.relayed.first, first.seq <= seq else { return }
-        connection.relayed.removeAll { $0.seq <= seq }
+        guard let first = connection.relay.relayed.first, first.seq <= seq else { return }
+        connection.relay.relayed.removeAll { $0.seq <= seq }
         holdAck(connection, host: host)
     }
 
     /// The owner (or this node) answered the relayed message `seq`.
     func answered(_ connection: Connection, seq: Int, host: RoomHost) {
-        guard let index = connection.relayed.firstIndex(where: { $0.seq == seq }) else { return }
-        connection.relayed.remove(at: index)
+        guard let index = connection.relay.relayed.firstIndex(where: { $0.seq == seq }) else { return }
+        connection.relay.relayed.remove(at: index)
         if index == 0 { holdAck(connection, host: host) }
     }
 
     /// Whether `seq` of `connection` still waits for an answer.
     func awaitsAnswer(_ connection: Connection, seq: Int) -> Bool {
-        connection.relayed.contains { $0.seq == seq }
+        connection.relay.relayed.contains { $0.seq == seq }
     }
 
     /// Keeps the view's `ack` for `connection` below its oldest unanswered message.
     private func holdAck(_ connection: Connection, host: RoomHost) {
         let before = host.room.sentAck(of: connection.client)
-        view(host).view.holdAck(connection.client, below: connection.relayed.first?.seq)
+        view(host).view.holdAck(connection.client, below: connection.relay.relayed.first?.seq)
         if host.room.sentAck(of: connection.client) != before { arm(connection, at: MonotonicClock.now()) }
     }
 
@@ -66,7 +66,7 @@ extension ReplicatedRooms {
     /// this node's own authority took since it became the owner are answered
     /// by its publications.)
     func refuseUnanswered(_ connection: Connection, host: RoomHost, _ replica: RoomReplica) {
-        let unanswered = connection.relayed.filter { $0.epoch < replica.viewEpoch }
+        let unanswered = connection.relay.relayed.filter { $0.epoch < replica.viewEpoch }
         guard !unanswered.isEmpty else { return }
         // With --redis-replicas an owner publishes a turn only after WAIT, so it may have
         // written a turn it never published (it died or paused in between): no silence proves
@@ -87,8 +87,8 @@ extension ReplicatedRooms {
     func answerOverdue(at now: Moment) {
         for replica in cluster.replicas.values {
             guard let host = rooms[replica.id] else { continue }
-            for connection in host.members.values where !connection.relayed.isEmpty && connection.closing == nil {
-                let overdue = connection.relayed.prefix { now.seconds(since: $0.at) >= Self.answerTimeout }
+            for connection in host.members.values where !connection.relay.relayed.isEmpty && connection.closing == nil {
+                let overdue = connection.relay.relayed.prefix { now.seconds(since: $0.at) >= Self.answerTimeout }
                 guard !overdue.isEmpty else { continue }
                 clusterMetrics.answersOverdue += overdue.count
                 throttled("cluster-overdue", .warn, "room \(replica.id): \(overdue.count) message(s) of \(connection.client) unanswered for \(Int(Self.answerTimeout)) s: answered 'unknown'")

@@ -12,9 +12,9 @@ extension ReplicatedRooms {
     /// when the view is in sync, else as soon as the view's snapshot arrives.
     func join(_ connection: Connection, to host: RoomHost, name: String, role: Role, since: String?, at now: Moment) {
         connection.host = host
-        connection.joinName = name
-        connection.joinRole = role
-        connection.since = since
+        connection.relay.joinName = name
+        connection.relay.joinRole = role
+        connection.relay.since = since
         host.members[connection.client] = connection
         // Redis known to be gone: come back later. Still connecting (just started): wait for it.
         guard cluster.up || cluster.downSince == nil else {
@@ -36,11 +36,11 @@ extension ReplicatedRooms {
     /// the owner changed (then with its ack, so that its order continues).
     func register(_ connection: Connection, _ replica: RoomReplica, at now: Moment) {
         guard connection.closing == nil, let host = connection.host else { return }
-        connection.registered = true
-        connection.registeredAt = now
+        connection.relay.registered = true
+        connection.relay.registeredAt = now
         let ack = host.room.admission(of: connection.client)?.ack ?? 0
-        relay(.register(node: cluster.node, client: connection.client, name: connection.joinName,
-                        role: connection.joinRole, ack: ack),
+        relay(.register(node: cluster.node, client: connection.client, name: connection.relay.joinName,
+                        role: connection.relay.joinRole, ack: ack),
               replica, host: host, at: now)
     }
 
@@ -60,7 +60,7 @@ extension ReplicatedRooms {
         }
         metrics.messagesIn[decoded.kindName, default: 0] += 1
         let limits = host.room.limits
-        if !connection.relayBucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst) {
+        if !connection.relay.bucket.take(at: now, perSecond: limits.messagesPerSecond, burst: limits.burst) {
             // Refused here, as the owner would: the flood goes no further than this node.
             if let seq = decoded.seq {
                 queueLocalReject(connection, host: host, seq: seq, code: .rateLimited,
@@ -87,7 +87,7 @@ extension ReplicatedRooms {
         }
         if let seq = decoded.seq, !noteRelayed(connection, seq: seq, replica, host: host, at: now) {
             queueLocalReject(connection, host: host, seq: seq, code: .unavailable,
-                             message: "\(Connection.relayedLimit) messages are waiting for the room's owner; nothing changed, try again")
+                             message: "\(MemberRelay.relayedLimit) messages are waiting for the room's owner; nothing changed, try again")
             return
         }
         relay(.message(client: connection.client, bytes: message), replica, host: host, at: now, seq: decoded.seq)
@@ -101,7 +101,7 @@ extension ReplicatedRooms {
             queueLocalReject(connection, host: host, seq: seq, code: .forbidden, message: "a \(role.rawValue) may not \(request.action) presets")
             return
         }
-        let by = host.room.peer(connection.client)?.name ?? connection.joinName
+        let by = host.room.peer(connection.client)?.name ?? connection.relay.joinName
         changePresetInCluster(request, in: host, client: connection.client.rawValue, by: by) { [weak self, weak connection] result in
             guard let self, let connection, connection.closing == nil, case let .failure(refusal) = result,
                   let host = connection.host else { return }
@@ -115,7 +115,7 @@ extension ReplicatedRooms {
         view(host).view.dropLocal(connection.client)
         let replica = cluster.replica(host.room.id)
         replica.awaitingSync.removeAll { $0 === connection }
-        if connection.registered {
+        if connection.relay.registered {
             relay(.leave(client: connection.client), replica, host: host, at: now)
         }
     }
@@ -173,8 +173,8 @@ extension ReplicatedRooms {
     /// Queues a reject for a local member in the view and wakes it.
     func queueLocalReject(_ connection: Connection, host: RoomHost, seq: Int, code: RejectCode, message: String) {
         answered(connection, seq: seq, host: host) // ReplicatedRooms+Answers.swift
-        if connection.refusedLocally.count >= Connection.relayedLimit { connection.refusedLocally.removeAll() }
-        connection.refusedLocally.insert(seq)
+        if connection.relay.refusedLocally.count >= MemberRelay.relayedLimit { connection.relay.refusedLocally.removeAll() }
+        connection.relay.refusedLocally.insert(seq)
         let effects = view(host).view.refuse(connection.client, seq: seq, code: code, message: message)
         metrics.rejects[code, default: 0] += 1
         if !effects.isEmpty { arm(connection, at: MonotonicClock.now()) }

@@ -84,10 +84,10 @@ extension ReplicatedRooms {
         clusterMetrics.ownershipGained += 1
         log.info("room \(replica.id): this node owns it now (epoch \(replica.epoch), revision \(authority.revision))")
         for connection in host.members.values where connection.closing == nil {
-            connection.registered = true
+            connection.relay.registered = true
             let ack = host.room.admission(of: connection.client)?.ack ?? 0
-            ownerHandle(.register(node: cluster.node, client: connection.client, name: connection.joinName,
-                                  role: connection.joinRole, ack: ack),
+            ownerHandle(.register(node: cluster.node, client: connection.client, name: connection.relay.joinName,
+                                  role: connection.relay.joinRole, ack: ack),
                         replica, host: host, at: now)
         }
         replica.awaitingSync.removeAll()

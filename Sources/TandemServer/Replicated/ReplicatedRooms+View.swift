@@ -190,7 +190,7 @@ extension ReplicatedRooms {
     /// node already sent itself for a seq is not sent twice.
     private func absorbDelta(_ delta: RoomDelta, host: RoomHost, at now: Moment) {
         var delta = delta
-        delta.rejects.removeAll { host.members[$0.to]?.refusedLocally.contains($0.seq) ?? false }
+        delta.rejects.removeAll { host.members[$0.to]?.relay.refusedLocally.contains($0.seq) ?? false }
         view(host).view.absorb(delta, isLocal: { host.members[$0] != nil })
         react(to: delta, host: host, at: now)
     }
@@ -202,14 +202,10 @@ extension ReplicatedRooms {
     private func react(to delta: RoomDelta, host: RoomHost, at now: Moment) {
         let epoch = cluster.replicas[host.room.id]?.viewEpoch ?? 0
         for admission in delta.admitted {
-            host.members[admission.peer.client]?.admittedEpoch = epoch
+            host.members[admission.peer.client]?.relay.admittedEpoch = epoch
             guard let connection = host.members[admission.peer.client], !connection.welcomed, connection.closing == nil else { continue }
-            connection.welcomed = true
-            connection.offeredMark = host.offered
-            connection.welcome = encodeWelcome(host.room.welcome(for: connection.client), since: connection.since)
-            connection.presets = presetsFrame(host.room.id)
-            connectionLine("welcome", "welcome \(connection.client) room=\(host.room.id) name=\(admission.peer.name)")
-            arm(connection, at: now)
+            sendWelcome(host.room.welcome(for: connection.client), to: connection, in: host, since: connection.relay.since,
+                        log: "welcome", "welcome \(connection.client) room=\(host.room.id) name=\(admission.peer.name)", at: now)
         }
         for ack in delta.acks where ack.client == Cluster.apiClient {
             finishAPIWrite(ack.seq) { pending in apiWriteAnswer(pending, delta) }
@@ -319,8 +315,8 @@ extension ReplicatedRooms {
     private func reregisterLost(_ replica: RoomReplica, host: RoomHost, at now: Moment) {
         guard replica.synced, cluster.up else { return }
         for connection in host.members.values
-        where connection.registered && connection.closing == nil && connection.admittedEpoch != replica.viewEpoch
-            && now.seconds(since: connection.registeredAt) >= 1 {
+        where connection.relay.registered && connection.closing == nil && connection.relay.admittedEpoch != replica.viewEpoch
+            && now.seconds(since: connection.relay.registeredAt) >= 1 {
             register(connection, replica, at: now)
         }
     }

@@ -106,6 +106,19 @@ class RoomServiceBase {
         return bytes
     }
 
+    /// `connection` is welcomed into `host`'s room: its welcome (`?since=`
+    /// applied) and the presets list go out from its next writable callback,
+    /// its frames start after them, and the log says so (`event`, `line`).
+    func sendWelcome(_ welcome: Welcome, to connection: Connection, in host: RoomHost, since: String?,
+                     log event: String, _ line: String, at now: Moment) {
+        connection.welcomed = true
+        connection.offeredMark = host.offered
+        connection.welcome = encodeWelcome(welcome, since: since)
+        connection.presets = presetsFrame(host.room.id)
+        connectionLine(event, line)
+        arm(connection, at: now)
+    }
+
     /// Logs a reject through the log's rate limit, by code: a flooding client
     /// earns thousands a second, of `rate_limited` or of any other code
     /// (`tandem_rejects_total{code}` counts every one).
