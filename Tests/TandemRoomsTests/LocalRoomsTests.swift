@@ -87,6 +87,29 @@ struct LocalRoomsTests {
         reopened.finish()
     }
 
+    @Test("a restore in the turn that made the commits it reads: the commits are written first, then the past is applied")
+    func restoreOfThisTurnsCommits() throws {
+        // The read writes the turn's commits, which releases the room's
+        // frames: the room must not be held through it (an overlapping
+        // access traps the process).
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tandem-rooms-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let service = try rooms(data: directory.appendingPathComponent("tandem.db").path)
+        defer { service.finish() }
+        let host = try #require(service.rooms["demo"])
+        let ann = member(1)
+        service.join(ann, to: host, name: "Ann", role: .admin, since: nil, at: .seconds(1))
+        service.receive(message(#"{"type":"set","seq":1,"control":"gain","value":0.3}"#), from: ann, in: host, at: .seconds(2))
+        service.receive(message(#"{"type":"set","seq":2,"control":"gain","value":0.6}"#), from: ann, in: host, at: .seconds(2))
+        #expect(service.commitsPending && host.room.withholdingFrames) // nothing of this turn is written yet
+        let revision = host.room.revision
+        service.receive(message(#"{"type":"restore","seq":3,"rev":\#(revision - 1)}"#), from: ann, in: host, at: .seconds(2))
+        #expect(committed(host, "gain") == #"{"value":0.3}"#)
+        #expect(host.room.revision == revision + 1)
+        #expect(host.room.waitingRejects(for: ann.client) == 0)
+    }
+
     @Test("a preset saved by one member reaches the others' next frames; a taken name is refused")
     func presets() throws {
         let service = try rooms()

@@ -37,7 +37,9 @@ extension LocalRooms {
             effects = presetMessage(connection, in: host, seq: seq, request, at: now)
         case let .restore(seq, revision):
             metrics.messagesIn["restore", default: 0] += 1
-            effects = restore(connection.client, in: &host.room, seq: seq, revision: revision, at: now)
+            effects = restore(connection.client, id: host.room.id, schema: host.room.schema, seq: seq, revision: revision, at: now) {
+                (step: (inout Room) -> Void) in step(&host.room)
+            }
         }
         dispatch(effects, in: host, arrival: now)
     }

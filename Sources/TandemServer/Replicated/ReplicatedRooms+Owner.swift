@@ -227,13 +227,14 @@ extension ReplicatedRooms {
 
     /// A restore, read from Redis' log and applied by the authority exactly
     /// as a single node applies it (`restore(_:in:seq:revision:at:)`, the
-    /// rules both kinds share, given the authority to write).
+    /// rules both kinds share, lent the authority a step at a time).
     private func restoreOnAuthority(_ client: ClientID, _ replica: RoomReplica, host: RoomHost, seq: Int, revision: Int,
                                     at now: Moment) -> [Effect] {
-        guard var authority = replica.authority else { return [] }
-        let effects = restore(client, in: &authority, seq: seq, revision: revision, at: now)
-        replica.authority = authority
-        return effects
+        guard let authority = replica.authority else { return [] }
+        return restore(client, id: authority.id, schema: authority.schema, seq: seq, revision: revision, at: now) {
+            (step: (inout RoomAuthority) -> Void) in
+            if replica.authority != nil { step(&replica.authority!) }
+        }
     }
 
     /// Sorts the authority's effects into what the turn owes: commits to

@@ -48,21 +48,33 @@ extension RoomServiceBase {
     /// (`Room.admitWrite`), so a refused restore costs no
     /// read; then the past state is read and the batch applied through the
     /// room like any message (`applyAdmitted`: holds, `busy`). When R cannot
-    /// be read the admitted message is refused `bad_value`. `room` is what
-    /// writes: a local room, or the owner's authority.
-    func restore(_ client: ClientID, in room: inout some RoomWriting, seq: Int, revision: Int, at now: Moment) -> [Effect] {
-        let (admitted, gated) = room.admitWrite(client, seq: seq, cost: Room.restoreCost, at: now)
-        guard admitted else { return gated }
-        guard let source = timelineSource else {
-            return gated + room.refuse(client, seq: seq, code: .badValue,
-                                       message: "this server keeps state in memory (--data :memory:): there is no history to restore")
+    /// be read the admitted message is refused `bad_value`.
+    ///
+    /// `write` lends the room that writes (a local room, or the owner's
+    /// authority) for one step at a time, never across the read: reading
+    /// writes the turn's commits first, which touches the rooms (a local
+    /// room's frames are released), so holding the room through it would be
+    /// an overlapping access.
+    func restore<Writer: RoomWriting>(_ client: ClientID, id: String, schema: RoomSchema, seq: Int, revision: Int, at now: Moment,
+                                      write: ((inout Writer) -> Void) -> Void) -> [Effect] {
+        var admitted = false, effects: [Effect] = []
+        write { (admitted, effects) = $0.admitWrite(client, seq: seq, cost: Room.restoreCost, at: now) }
+        guard admitted else { return effects }
+        let message: String
+        if let source = timelineSource {
+            switch read(room: id, revision, source) {
+            case let .success(moment):
+                let batch = ClientMessage(seq: seq, .batch(restoreBatch(moment, in: schema)))
+                write { effects += $0.applyAdmitted(batch, from: client, at: now) }
+                return effects
+            case let .failure(refusal):
+                message = refusal.message
+            }
+        } else {
+            message = "this server keeps state in memory (--data :memory:): there is no history to restore"
         }
-        switch read(room: room.id, revision, source) {
-        case let .success(moment):
-            return gated + room.applyAdmitted(ClientMessage(seq: seq, .batch(restoreBatch(moment, in: room.schema))), from: client, at: now)
-        case let .failure(refusal):
-            return gated + room.refuse(client, seq: seq, code: .badValue, message: refusal.message)
-        }
+        write { effects += $0.refuse(client, seq: seq, code: .badValue, message: message) }
+        return effects
     }
 }
 
