@@ -103,8 +103,11 @@ export function fieldNumber(control, which, state) {
 export function exactText(control, which, state) {
   const text = fieldText(control, which, state);
   if (!state || (control.type !== "slider" && control.type !== "xy")) return text;
-  const value = fieldNumber(control, which, state);
   const axis = axisOf(control, which);
+  // A step's grid is shown at the step's precision: exact already (56, not 56.00000000000001).
+  if (axis.step) return text;
+  // 15 significant digits: the value as typed, without binary noise (0.30000000000000004 is 0.3).
+  const value = Number(fieldNumber(control, which, state)?.toPrecision?.(15));
   const parsed = parseQuantity(text, axis.unit ?? "");
   if (parsed.value === value || !Number.isFinite(value)) return text;
   return withUnit(String(value), axis.unit ?? "");

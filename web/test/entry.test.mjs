@@ -187,6 +187,9 @@ test("field texts, and the full value while editing when the shown text rounds i
   assert.equal(exactText(free, "value", { value: 0.5 }), "0.500");
   assert.equal(exactText(cutoff, "value", { value: 20000 }), "20,000 Hz");
   assert.equal(exactText(gain, "value", { value: 0.5 }), "0.50");
+  assert.equal(exactText(space, "y", { x: 0, y: 56.00000000000001 }), "56 %", "a grid value as its step shows it");
+  assert.equal(exactText(free, "value", { value: 0.1 + 0.2 }), "0.300", "binary noise is not precision");
+  assert.equal(exactText(free, "value", { value: 0.1234567 }), "0.1234567");
 });
 
 test("steps in words", () => {
