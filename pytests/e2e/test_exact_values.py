@@ -159,6 +159,15 @@ def test_typing_440_on_the_log_cutoff_commits_exactly_440_and_a_clamped_value_sa
         "the field's text is selected, ready to be typed over"
     page.screenshot("exact-cutoff-1280.png", page.section("cutoff"))
 
+    # Someone else changes the value while the field has the focus (nothing typed yet): the field
+    # follows, still selected, so what is typed next replaces it.
+    synth.put("cutoff", 632, room=ROOM)
+    wait_value(page, cutoff, "632 Hz")
+    assert focused(page, cutoff)
+    cutoff.send_keys("300" + Keys.ENTER)
+    wait_synth(synth, "cutoff", lambda s: s["value"] == 300, "300 typed over the new value")
+    wait_value(page, cutoff, "300 Hz")
+
 
 def test_every_kind_takes_typed_values_in_its_own_terms(synth, browser):
     page = browser("Bo", room=ROOM)

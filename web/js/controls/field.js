@@ -60,7 +60,13 @@ export function editableField(input, note, commit, { thumb = null, keys = null, 
     if (autosize) input.style.setProperty("--chars", String(Math.max(2, input.value.length)));
   };
   const put = (text) => {
-    if (input.value !== text) input.value = text;
+    if (input.value !== text) {
+      // A focused field with nothing typed in it has its text selected, ready to be typed over:
+      // a new value (someone else's drag) keeps it so, rather than leave the caret after it.
+      const selected = focused() && input.selectionStart === 0 && input.selectionEnd === input.value.length;
+      input.value = text;
+      if (selected) input.select();
+    }
     size();
   };
   const say = (kind, text) => {
