@@ -42,6 +42,12 @@ public struct ControlHandle: Sendable {
         try await room.send(fields, resend: false)
     }
 
+    /// Puts the control back to its schema's initial state, as one edit of
+    /// this connection's (undoable); returns once the server acknowledged it.
+    public func reset() async throws {
+        try await room.send([JSONMember("type", .string("reset")), JSONMember("control", .string(id))], resend: true)
+    }
+
     /// Begins a gesture on `thumb` (default: the control's first thumb); throws
     /// `busy` naming the holder when another client holds it.
     public func drag(thumb: Thumb? = nil) async throws -> Drag {

@@ -198,6 +198,13 @@ public final class RoomSession: @unchecked Sendable {
         if now { handle(event, generation: generation) }
     }
 
+    /// Puts every control of the room (gauges and buttons aside) back to its
+    /// schema's initial state, as one revision and one edit of this
+    /// connection's; returns once the server acknowledged it.
+    public func reset() async throws {
+        try await send([JSONMember("type", .string("reset"))], resend: true)
+    }
+
     /// Closes the connection for good; waiting writes fail with `closed`.
     public func close() {
         let (connection, opening, waiting, streams, events, ghosts, timers, tasks) = lock.withLock {

@@ -6,8 +6,9 @@ import TandemCore
 /// control ids can hold nothing else, so no address is percent-encoded, and an
 /// OSC pattern (`*`, `?`, `[…]`, `{…}`) or any other character is refused as an unknown address.
 public enum OSCIn {
-    /// What a message asks for: an operation on the room (`undo` and `redo`
-    /// from `/ROOM/undo` and `/ROOM/redo` included), a dump of its state
+    /// What a message asks for: an operation on the room (`undo`, `redo` and
+    /// `reset` from `/ROOM/undo`, `/ROOM/redo`, `/ROOM/reset` and
+    /// `/ROOM/CONTROL/reset` included), a dump of its state
     /// (`/ROOM/dump`), or the sender's name for its later writes (`/ROOM/name "Ann"`).
     public enum Request: Sendable, Hashable {
         case operation(Operation)
@@ -61,6 +62,9 @@ public enum OSCIn {
         if parts.count == 2, parts[1] == "undo" || parts[1] == "redo", schema.index(of: parts[1]) == nil {
             return .operation(parts[1] == "undo" ? .undo : .redo) // arguments ignored, like a dump's
         }
+        if parts.count == 2, parts[1] == "reset", schema.index(of: "reset") == nil {
+            return .operation(.reset(control: nil)) // the whole room; arguments ignored
+        }
         if parts.count == 2, parts[1] == "name", schema.index(of: "name") == nil || args.first?.number == nil {
             try count(args, 1, address)
             guard case let .string(raw) = args[0] else {
@@ -76,6 +80,9 @@ public enum OSCIn {
         }
         let control = schema.controls[c]
         var path = Array(parts.dropFirst(2))
+        if path == ["reset"] {
+            return .operation(.reset(control: control.id)) // arguments ignored
+        }
         if path.last == "step" {
             path.removeLast()
             return .operation(try step(control, path, args, address))

@@ -2,7 +2,7 @@ import TandemCore
 
 /// The rate budget of the HTTP requests a client can make the server work
 /// for (docs/security.md, "Limits"): writes (a `PUT` of a control, a
-/// restore, a preset's save, recall or delete) and
+/// reset, a restore, a preset's save, recall or delete) and
 /// reads of the costly endpoints (the timeline, a moment of it, the history,
 /// the preset list). One bucket per token (its `sub`) or, without auth, per
 /// peer address, refilled at a WebSocket member's rate (`--http-rate`, as

@@ -202,6 +202,8 @@ extension Server {
         case 4 where parts[2] == "controls":
             guard exchange.method == .put else { return .methodNotAllowed("PUT") }
             return put(host, control: parts[3], exchange: exchange)
+        case 3 where parts[2] == "reset", 5 where parts[2] == "controls" && parts[4] == "reset":
+            return resetRoute(exchange, host, control: parts.count == 5 ? parts[3] : nil) // Server+Reset.swift
         default:
             return .json(404, problem("not_found", "no such API endpoint"))
         }

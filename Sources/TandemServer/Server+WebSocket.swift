@@ -285,6 +285,7 @@ extension Operation {
         case .undo: "undo"
         case .redo: "redo"
         case .batch: "batch"
+        case .reset: "reset"
         }
     }
 }

@@ -24,11 +24,10 @@ public enum SchemaCodec {
             }
             controls.append(.object(members.filter { $0.key != "rev" && $0.key != "by" }))
         }
-        let room: JSON = .object([
-            JSONMember("id", .string(schema.id)),
-            JSONMember("title", .string(schema.title)),
-            JSONMember("controls", .array(controls)),
-        ])
+        var members = [JSONMember("id", .string(schema.id)), JSONMember("title", .string(schema.title))]
+        if schema.layout != .cards { members.append(JSONMember("layout", .string(schema.layout.rawValue))) }
+        members.append(JSONMember("controls", .array(controls)))
+        let room: JSON = .object(members)
         return room.bytes
     }
 

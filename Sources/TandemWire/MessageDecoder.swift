@@ -7,15 +7,17 @@ import TandemCore
 /// 1. The frame must be JSON (strict RFC 8259, see `JSONParser`; a number out
 ///    of `Double` range is a parse error) — else `bad_message` "not JSON: …" —
 ///    and a JSON object — else `bad_message` "expected a JSON object".
-/// 2. `type` must be `"drag"`, `"set"`, `"step"`, `"undo"`, `"redo"` or
-///    `"auth"`, else `bad_message`. An `auth` needs a usable `seq` and a string
+/// 2. `type` must be `"drag"`, `"set"`, `"step"`, `"undo"`, `"redo"`,
+///    `"reset"` or `"auth"`, else `bad_message`. An `auth` needs a usable `seq` and a string
 ///    `token` (else `bad_message`) and becomes `Inbound.auth`. A `preset` is
 ///    decoded by `PresetMessages` into `Inbound.preset` (docs/presets.md), a
 ///    `restore` by `decodeRestore` (RestoreMessage.swift) into `Inbound.restore`.
 /// 3. `seq` must be a whole number from 1 to 2^53, else `bad_message` (a
 ///    fraction, a string, missing). Every refusal carries `seq` when it was
 ///    usable, and `nil` when it was not (or the frame could not be read).
-///    `undo` and `redo` need nothing else: any other key is ignored.
+///    `undo` and `redo` need nothing else: any other key is ignored. A
+///    `reset` takes an optional `control` (absent or `null`: the whole room;
+///    else it must be a string, `bad_message`).
 /// 4. `control` must be a string, else `bad_message`.
 /// 5. `thumb` is optional; if present it must be a string, else `bad_message`;
 ///    JSON `null` counts as absent. Whether the control has that thumb is the

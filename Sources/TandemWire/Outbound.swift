@@ -26,6 +26,10 @@ public enum OutboundEncoder {
         w.append(string: welcome.room)
         w.append(raw: ",\"title\":")
         w.append(string: welcome.title)
+        if welcome.layout != .cards { // left out at the default, so a v1 room's welcome stays as it was
+            w.append(raw: ",\"layout\":")
+            w.append(string: welcome.layout.rawValue)
+        }
         w.append(raw: ",\"rev\":")
         w.append(int: welcome.revision)
         w.append(raw: ",\"controls\":")

@@ -48,6 +48,7 @@ public enum SchemaDecoder {
             case "id": definition.id = try field.string()
             case "room": alias = try field.string()
             case "title": definition.title = try field.string()
+            case "layout": definition.layout = try field.string()
             case "controls":
                 guard case let .array(elements) = member.value else { throw field.wrong("a list of controls") }
                 var controls: [ControlDefinition] = []

@@ -78,6 +78,23 @@ struct ScenarioTests {
         #expect(room.control("gain").value == 0.12)
     }
 
+    /// Reset: a control, then the whole room, back to the room file's values; a gauge's is read-only.
+    @Test func scenario3Reset() async throws {
+        let server = try ServerProcess.start()
+        defer { _ = server.stop() }
+        let room = try await RoomSession.connect(roomURL(server), name: "Ann")
+        defer { room.close() }
+        try await room.control("gain").set(0.9)
+        try await room.control("size").set(100)
+        try await room.control("gain").reset()
+        #expect(room.control("gain").value == 0.5)
+        try await room.reset()
+        #expect(room.control("size").state == .snap(index: 2, value: 60))
+        await #expect { try await room.control("bpm").reset() } throws: { error in
+            if case .readOnly = error as? TandemError { true } else { false }
+        }
+    }
+
     @Test func scenario4Gesture() async throws {
         let server = try ServerProcess.start()
         defer { _ = server.stop() }

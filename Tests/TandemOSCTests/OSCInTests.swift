@@ -113,10 +113,13 @@ struct OSCInTests {
         #expect(state("go") == .button(presses: 1))
     }
 
-    @Test("dump, name, undo and redo")
+    @Test("dump, name, undo, redo and reset")
     func roomAddresses() {
         #expect(Self.request(.at("/every-kind/undo")) == .success(.operation(.undo)))
         #expect(Self.request(.at("/every-kind/redo", .int(1))) == .success(.operation(.redo)))
+        #expect(Self.request(.at("/every-kind/reset")) == .success(.operation(.reset(control: nil))))
+        #expect(Self.request(.at("/every-kind/cutoff/reset", .int(1))) == .success(.operation(.reset(control: "cutoff"))))
+        #expect(Self.drop(.at("/every-kind/nope/reset"))?.kind == .unknownControl)
         #expect(Self.drop(.at("/every-kind/undo/step", .int(1)))?.kind == .unknownControl)
         #expect(Self.request(.at("/every-kind/dump")) == .success(.dump))
         #expect(Self.request(.at("/every-kind/dump", .int(1))) == .success(.dump)) // a bang with a 1

@@ -22,6 +22,8 @@ struct OSCRequestJSONTests {
         .step(control: "pad", thumb: nil, by: 1, byY: -1),
         .undo,
         .redo,
+        .reset(control: nil),
+        .reset(control: "cutoff"),
     ]
 
     @Test("every operation OSC makes decodes back to itself", arguments: operations)

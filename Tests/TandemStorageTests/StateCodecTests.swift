@@ -90,6 +90,13 @@ struct SchemaCodecTests {
         #expect(try SchemaCodec.decode(SchemaCodec.encode(room)) == room)
     }
 
+    @Test("a compact room's layout survives the round trip")
+    func compactLayout() throws {
+        let room = try RoomSchema(validating: RoomDefinition(id: "panel", layout: "compact", controls: [ControlDefinition(id: "g", type: "gauge", min: 0, max: 1)]))
+        #expect(room.layout == .compact)
+        #expect(try SchemaCodec.decode(SchemaCodec.encode(room)) == room)
+    }
+
     @Test("toggle, xy and button states round-trip, fit only their kinds, and malformed ones are nil")
     func newKinds() throws {
         for state: ControlState in [.toggle(on: true), .toggle(on: false), .xy(x: 0.25, y: 632), .button(presses: 41)] {

@@ -69,6 +69,12 @@ export class Control {
     return this.room.step(this.id, by, { thumb });
   }
 
+  /** Puts the control back to its schema's initial state (one edit, undoable); resolves with the committed value. */
+  reset() {
+    this.entry();
+    return this.room.reset(this.id);
+  }
+
   /** Presses a button (one press, one commit). */
   press() {
     return this.step(1);

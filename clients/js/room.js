@@ -212,6 +212,18 @@ export class Room {
     return this.currentValue(id);
   }
 
+  /**
+   * Puts control `id` (null: every control of the room, gauges and buttons
+   * aside) back to its schema's initial state, as one edit I can undo.
+   * Resolves once committed (with the control's value when `id` is given).
+   */
+  async reset(id = null) {
+    const msg = { type: "reset" };
+    if (id != null) msg.control = id;
+    await this.request(msg, { resend: true });
+    return id != null ? this.currentValue(id) : undefined;
+  }
+
   /** Undoes my newest edit on this connection (the server keeps the history per connection). */
   async undo() {
     await this.request({ type: "undo" });

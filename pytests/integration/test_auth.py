@@ -129,13 +129,16 @@ def test_a_token_for_another_room_is_closed_4403(auth_server, open_ws):
 def test_a_viewers_every_write_kind_is_forbidden_and_changes_nothing(auth_server, open_ws):
     viewer = joined(auth_server, open_ws, token(role="viewer"))
     before = {c["id"]: c["state"] for c in viewer.welcome["controls"]}
-    sent = [viewer.drag("size", "begin", at=0.9), viewer.set("gain", 0.9), viewer.step("size", 1)]
-    for type_ in ("undo", "redo"):
+    sent = [viewer.drag("size", "begin", at=0.9), viewer.set("gain", 0.9), viewer.step("size", 1),
+            viewer.message("reset", "gain")]
+    for type_ in ("undo", "redo", "reset"):
         viewer.seq += 1
         viewer.send_json({"type": type_, "seq": viewer.seq})
         sent.append(viewer.seq)
     for seq in sent:
         viewer.expect_reject("forbidden", seq)
+    for path in ("/api/rooms/demo/reset", "/api/rooms/demo/controls/gain/reset"):
+        assert api(auth_server, "POST", path, token(role="viewer")).status == 403
     after = api(auth_server, "GET", "/api/rooms/demo", token(role="viewer")).json()
     assert {c["id"]: c["state"] for c in after["controls"]} == before
 

@@ -656,6 +656,21 @@ def test_osc_undo_and_redo_revert_the_senders_own_edits(osc, connect):
     assert bridge.state("size") == {"index": 4, "value": 100}, "Ann's own edit is not the osc member's to undo"
 
 
+def test_osc_reset_puts_a_control_and_the_room_back_to_the_room_file(osc, connect):
+    bridge = osc()
+    ann = connect(bridge.server, name="Ann")
+    ann.set("gain", 0.25)
+    ann.set("size", 100)
+    ann.expect(has_change("size", by=ann.id))
+    sender = bridge.sender()
+    sender.send("/demo/gain/reset")
+    ann.expect(has_change("gain", by="osc", state=value_is(0.5)))
+    sender.send("/demo/reset")
+    ann.expect(has_change("size", by="osc", state=lambda s: s == {"index": 2, "value": 60}))
+    sender.send("/demo/undo")  # the room's reset, in one step
+    ann.expect(has_change("size", by="osc", state=lambda s: s == {"index": 4, "value": 100}))
+
+
 def test_undo_reverts_the_last_edit_under_the_senders_name_whichever_sender_made_it(osc, connect):
     bridge = osc()
     ben = connect(bridge.server, name="Ben")

@@ -30,11 +30,19 @@ public enum Operation: Sendable, Hashable {
     /// missing from `states`, gauges, and states that do not fit their
     /// control (a schema changed since) are left as they are.
     case batch(Batch)
+    /// Put one control (`control`), or every control of the room (`nil`),
+    /// back to its schema's initial state, as one edit of the sender's (one
+    /// room revision, undone in one step). A whole-room reset leaves gauges and
+    /// buttons alone, as a batch does; a gauge's own is `read_only`, a button's
+    /// `bad_value`.
+    case reset(control: String?)
 
-    /// The control the operation names; `undo` and `redo` name none.
+    /// The control the operation names; `undo`, `redo`, batches and a
+    /// whole-room reset name none.
     public var control: String? {
         switch self {
         case let .drag(control, _, _, _), let .set(control, _, _), let .step(control, _, _, _): control
+        case let .reset(control): control
         case .undo, .redo, .batch: nil
         }
     }

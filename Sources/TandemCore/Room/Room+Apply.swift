@@ -42,6 +42,7 @@ extension Room {
         case .undo: return try revert(.undo, from: client, into: &effects)
         case .redo: return try revert(.redo, from: client, into: &effects)
         case let .batch(batch): return try commitBatch(batch, by: client, into: &effects)
+        case .reset(nil): return try commitBatch(initialBatch, by: client, into: &effects)
         default: break
         }
         guard let name = operation.control, let c = schema.index(of: name) else {
@@ -70,6 +71,10 @@ extension Room {
             if commit(c, control.stepping(thumb, by: nx, byY: ny, from: before), by: client, into: &effects) {
                 record(c, [thumb], from: before, to: committed[c], by: client)
             }
+        case .reset:
+            if case .gauge = control.kind { throw Refusal(.readOnly, "'\(control.id)' is a gauge: a program publishes it, so it has no default to go back to") }
+            if case .button = control.kind { throw Refusal(.badValue, "'\(control.id)' is a button: a press is an event, not a value to reset") }
+            try commitBatch(Batch(origin: "reset \(control.id)", states: [control.id: control.initial]), by: client, into: &effects)
         case .undo, .redo, .batch:
             break // performed above: they name no control
         }

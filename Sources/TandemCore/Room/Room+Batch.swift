@@ -22,6 +22,11 @@ extension Room {
         if commitAll(targets, by: client, into: &effects) { record(Edit(changes: changes), by: client) }
     }
 
+    /// Every control at its schema's initial state: a whole-room reset.
+    var initialBatch: Batch {
+        Batch(origin: "reset", states: Dictionary(schema.controls.map { ($0.id, $0.initial) }, uniquingKeysWith: { a, _ in a }))
+    }
+
     /// Makes each of `targets` (control, state) committed, as one new room
     /// revision for all the controls whose state differs (a single control
     /// goes through `commit` as usual). Returns whether anything changed.

@@ -93,7 +93,7 @@ extension Room {
     /// What a client sees on arrival, without the client-specific fields when `client` is nil.
     public func welcome(for client: ClientID?) -> Welcome {
         Welcome(
-            client: client, role: client.flatMap { members[$0]?.role }, room: schema.id, title: schema.title, revision: revision,
+            client: client, role: client.flatMap { members[$0]?.role }, room: schema.id, title: schema.title, layout: schema.layout, revision: revision,
             controls: schema.controls.indices.map {
                 ControlSnapshot(control: schema.controls[$0], state: committed[$0], revision: revisions[$0], by: committedBy[$0])
             },
@@ -134,6 +134,8 @@ public struct Welcome: Sendable, Hashable {
     public var room: String
     /// The room's title.
     public var title: String
+    /// The room's first layout in the web client.
+    public var layout: RoomLayout
     /// The room revision.
     public var revision: Int
     /// Every control, in order, with its committed state.

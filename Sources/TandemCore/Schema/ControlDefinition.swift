@@ -120,11 +120,14 @@ public struct StateDefinition: Sendable, Hashable {
 public struct RoomDefinition: Sendable, Hashable {
     public var id: String?
     public var title: String?
+    /// `cards` (default) or `compact`: how the web client lays the room out at first.
+    public var layout: String?
     public var controls: [ControlDefinition]?
 
-    public init(id: String? = nil, title: String? = nil, controls: [ControlDefinition]? = nil) {
+    public init(id: String? = nil, title: String? = nil, layout: String? = nil, controls: [ControlDefinition]? = nil) {
         self.id = id
         self.title = title
+        self.layout = layout
         self.controls = controls
     }
 }

@@ -4,6 +4,8 @@ public struct RoomSchema: Sendable, Hashable {
     public let id: String
     /// What people read at the top of the page; defaults to the id.
     public let title: String
+    /// How the web client lays the room out until a person picks otherwise.
+    public let layout: RoomLayout
     /// The controls, in the order they are shown.
     public let controls: [Control]
 
@@ -24,6 +26,15 @@ public struct RoomSchema: Sendable, Hashable {
         if let title = definition.title, !SchemaCaps.fits(title, caps.title) {
             throw SchemaError(control: nil, field: "title", problem: .tooLong(caps.title))
         }
+        let layout: RoomLayout
+        switch definition.layout {
+        case nil: layout = .cards
+        case let name?:
+            guard let known = RoomLayout(rawValue: name) else {
+                throw SchemaError(control: nil, field: "layout", problem: .unknownOption(name, allowed: RoomLayout.allCases.map(\.rawValue)))
+            }
+            layout = known
+        }
         var seen = Set<String>()
         var controls: [Control] = []
         for (position, raw) in definitions.enumerated() {
@@ -35,6 +46,7 @@ public struct RoomSchema: Sendable, Hashable {
         }
         self.id = id
         self.title = definition.title ?? id
+        self.layout = layout
         self.controls = controls
     }
 
@@ -52,4 +64,10 @@ public struct RoomSchema: Sendable, Hashable {
                 || b == UInt8(ascii: "_") || b == UInt8(ascii: ".") || b == UInt8(ascii: "-")
         }
     }
+}
+
+/// A room's first layout in the web client: a card per control, or a tuning
+/// panel's one line per control. Only a default: each person may switch.
+public enum RoomLayout: String, Sendable, Hashable, CaseIterable {
+    case cards, compact
 }

@@ -43,6 +43,12 @@ extension LocalRooms {
                 JSONMember("rev", .number(Double(host.room.revision))),
                 JSONMember("changed", .number(Double(host.room.revision == before ? 0 : changed))),
             ]).bytes)
+        case let .reset(control):
+            let (effects, refused) = commitAsAPI(ClientMessage(seq: 1, .reset(control: control)), in: host, exchange: exchange)
+            if let refused { return refused }
+            if let control { return putAnswer(host, control: control) }
+            let changed = effects.compactMap { if case let .commit(c) = $0 { c.control } else { nil } }
+            return resetAnswer(revision: host.room.revision, changed: changed)
         }
     }
 

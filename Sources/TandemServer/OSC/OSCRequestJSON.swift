@@ -6,7 +6,7 @@ import TandemWire
 /// owner as the bytes the client sent, and the owner decodes them.
 enum OSCRequestJSON {
     /// `{"type":"set",...}` and the like for the operations `OSCIn` makes
-    /// (`set`, `step`, `undo`, `redo`); `nil` for any other.
+    /// (`set`, `step`, `undo`, `redo`, `reset`); `nil` for any other.
     static func encode(seq: Int, _ operation: Operation) -> [UInt8]? {
         var out = JSONWriter()
         switch operation {
@@ -51,6 +51,13 @@ enum OSCRequestJSON {
         case .redo:
             out.append(raw: "{\"type\":\"redo\",\"seq\":")
             out.append(int: seq)
+        case let .reset(control):
+            out.append(raw: "{\"type\":\"reset\",\"seq\":")
+            out.append(int: seq)
+            if let control {
+                out.append(raw: ",\"control\":")
+                out.append(string: control)
+            }
         case .drag, .batch:
             return nil
         }

@@ -49,6 +49,7 @@ final class Cluster {
             case put(control: String)
             case recall(String)
             case restore(Int)
+            case reset
         }
 
         var exchange: HTTPExchange

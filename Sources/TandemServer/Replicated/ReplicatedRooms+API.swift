@@ -27,6 +27,10 @@ extension ReplicatedRooms {
             let message = JSON.object([JSONMember("type", .string("restore")), JSONMember("seq", .number(1)),
                                        JSONMember("rev", .number(Double(revision)))])
             return clusterAPIWrite(message, in: host, kind: .restore(revision), exchange: exchange)
+        case let .reset(control):
+            var fields = [JSONMember("type", .string("reset")), JSONMember("seq", .number(1))]
+            if let control { fields.append(JSONMember("control", .string(control))) }
+            return clusterAPIWrite(.object(fields), in: host, kind: control.map { .put(control: $0) } ?? .reset, exchange: exchange)
         }
     }
 
@@ -67,6 +71,11 @@ extension ReplicatedRooms {
                 JSONMember("rev", .number(Double(after ?? host.room.revision))),
                 JSONMember("changed", .number(Double(after.map { r in mine.filter { $0.revision == r }.count } ?? 0))),
             ]).bytes)
+        case .reset:
+            let mine = delta.changes.filter { $0.by == Cluster.apiClient }
+            let revision = mine.map(\.revision).max()
+            return resetAnswer(revision: revision ?? host.room.revision,
+                               changed: revision.map { r in mine.filter { $0.revision == r }.map(\.control) } ?? [])
         case let .recall(name):
             let mine = delta.changes.filter { $0.by == Cluster.apiClient }
             let revision = mine.map(\.revision).max() ?? host.room.revision

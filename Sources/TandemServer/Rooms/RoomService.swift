@@ -101,4 +101,6 @@ enum RoomWrite {
     case recall(Preset)
     /// `POST …/restore` `{"rev": R}`.
     case restore(Int)
+    /// `POST …/controls/{control}/reset` (a control) and `POST …/reset` (`nil`: the whole room).
+    case reset(control: String?)
 }

@@ -15,4 +15,12 @@ extension RoomServiceBase {
         out.append(raw: "}")
         return .json(200, out.bytes)
     }
+
+    /// The answer to a whole room's reset: the room's revision after it and the controls it changed (none: no revision).
+    func resetAnswer(revision: Int, changed: [String]) -> HTTPAnswer {
+        .json(200, JSON.object([
+            JSONMember("rev", .number(Double(revision))),
+            JSONMember("changed", .array(changed.map(JSON.string))),
+        ]).bytes)
+    }
 }

@@ -61,6 +61,24 @@ test("s3 set: a set resolves at its ack with the committed value; rejects are ty
   assert.deepEqual(await server.states(), Object.fromEntries(room.controls.map((c) => [c.id, c.state])));
 });
 
+test("s3 set: reset puts a control, or the room, back to the room file; undo reverts it; a gauge's is ReadOnly", async (t) => {
+  const server = await Server.start();
+  t.after(() => server.stop());
+  const room = await connect(server.wsURL(), { name: "trainer" });
+  t.after(() => room.close());
+  await room.control("gain").set(0.9);
+  await room.control("size").set(100);
+  assert.equal(await room.control("gain").reset(), 0.5);
+  assert.deepEqual((await server.states()).gain, { value: 0.5 });
+  await room.undo();
+  assert.deepEqual((await server.states()).gain, { value: 0.9 });
+  await room.reset();
+  const states = await server.states();
+  assert.deepEqual([states.gain, states.size], [{ value: 0.5 }, { index: 2, value: 60 }]);
+  const error = await room.control("bpm").reset().then(() => assert.fail("resolved"), (e) => e);
+  assert.ok(error instanceof ReadOnly, `${error.name}: ${error.message}`);
+});
+
 test("s3 set: a viewer's set raises Forbidden", async (t) => {
   const { server, token, cleanup } = await authServer({ leeway: 30 });
   t.after(async () => { await server.stop(); cleanup(); });

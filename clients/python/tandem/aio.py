@@ -225,6 +225,16 @@ class AsyncRoom:
         await self.send(message)
         return self.controls.get(control, {}).get("state")
 
+    async def reset(self, control: str | None = None) -> dict | None:
+        """Puts `control` (None: every control, gauges and buttons aside) back to
+        its schema's initial state, as one edit; returns its committed state
+        (None for the whole room) once acknowledged."""
+        message: dict = {"type": "reset"}
+        if control is not None:
+            message["control"] = control
+        await self.send(message, resend=True)
+        return self.controls.get(control, {}).get("state") if control is not None else None
+
     async def wait_connected(self, timeout: float | None = None) -> None:
         await asyncio.wait_for(self._connected.wait(), timeout)
 
@@ -551,6 +561,10 @@ class AsyncControl(ControlReadout):
 
     async def step(self, by: Any = 1, thumb: str | None = None) -> dict:
         return await self.room.step(self.id, by, thumb)
+
+    async def reset(self) -> dict:
+        """Back to the schema's initial state (one edit, undoable)."""
+        return await self.room.reset(self.id)
 
     def drag(self, thumb: str | None = None) -> "AsyncGesture":
         return AsyncGesture(self.room, self.id, thumb)

@@ -145,6 +145,10 @@ class Room:
         """Any message (a `seq` is added); returns after its acknowledgement, raises a reject."""
         self._call(self._room.send(message, resend))
 
+    def reset(self, control: str | None = None) -> dict | None:
+        """Puts `control` (None: the whole room, gauges and buttons aside) back to its initial state."""
+        return self._call(self._room.reset(control))
+
     def wait_connected(self, timeout: float | None = None) -> None:
         self._call(self._room.wait_connected(timeout))
 
@@ -187,6 +191,10 @@ class Control(ControlReadout):
 
     def step(self, by: Any = 1, thumb: str | None = None) -> dict:
         return self.room._call(self.room._room.step(self.id, by, thumb))
+
+    def reset(self) -> dict:
+        """Back to the schema's initial state (one edit, undoable); returns the committed state."""
+        return self.room._call(self.room._room.reset(self.id))
 
     def drag(self, thumb: str | None = None) -> "Gesture":
         return Gesture(self.room, self.id, thumb)

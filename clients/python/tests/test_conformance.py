@@ -140,6 +140,21 @@ def test_s3_each_reject_raises_its_typed_error_and_changes_nothing(server, rooms
     assert room.connected and room["gain"].set(0.6) == {"value": 0.6}
 
 
+def test_s3_reset_puts_a_control_and_the_room_back_and_undo_reverts_it(server, rooms):
+    room = join(rooms, server.url)
+    room["gain"].set(0.9)
+    room["size"].set(100)
+    assert room["gain"].reset() == {"value": 0.5}
+    assert server_state(server, "gain") == {"value": 0.5}
+    room.send({"type": "undo"})
+    assert server_state(server, "gain") == {"value": 0.9}
+    assert room.reset() is None
+    assert server_state(server, "size") == {"index": 2, "value": 60}
+    assert server_state(server, "gain") == {"value": 0.5}
+    with pytest.raises(tandem.ReadOnly):
+        room["bpm"].reset()
+
+
 def test_s3_a_viewer_is_forbidden(start_server, rooms, tmp_path):
     secret = tmp_path / "secret"
     from test_auth import SECRET
