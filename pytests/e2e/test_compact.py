@@ -207,3 +207,22 @@ def test_the_timeline_is_slimmer_in_compact(synth, browser):
     slim = page.find(".timeline-row").size["height"]
     assert slim <= 40 < cards, (slim, cards)
     assert page.find("#timeline-slider").is_displayed()
+
+
+def test_a_room_file_asking_for_compact_opens_compact_until_the_person_picks_cards(server, browser):
+    status, body = server.request("POST", "/api/rooms", {**SYNTH, "layout": "compact"})
+    assert status == 201, (status, body)
+    assert server.room(ROOM).get("layout") == "compact"
+    page = open_synth(browser, "Eve")
+    page.wait(lambda: compact(page), what="the room's default layout: compact")
+    assert page.find("#layout-toggle").get_attribute("aria-pressed") == "true"
+    assert page.driver.execute_script("return localStorage.getItem('tandem.layout.synth');") is None, \
+        "the room's default is not the person's pick"
+    switch_layout(page, False)
+    reload(page)
+    assert not compact(page), "the person's pick wins over the room's default"
+    # Other rooms keep their own layout.
+    page.driver.get(f"{server.http}/?room=demo&name=Eve")
+    page.wait_open()
+    page.wait(lambda: page.exists(page.section_css("gain")), what="the demo cards")
+    assert not compact(page)
