@@ -56,8 +56,11 @@ export function setupRoomTools({ anchor, model, onLayout, isCompact, copyValues,
   menu.panel.append(copy, reset, confirmBox);
 
   function confirm() {
-    const n = model.controls.size;
-    question.textContent = `Reset ${n === 1 ? "the control" : `all ${n} controls`} to the room's defaults, for everyone? Undo takes it back.`;
+    // The server leaves gauges (a program publishes them) and buttons (presses are events) alone.
+    const kinds = [...model.controls.values()].map((c) => c.schema.type);
+    const n = kinds.filter((type) => type !== "gauge" && type !== "button").length;
+    const kept = n < kinds.length ? " (gauges and buttons keep theirs)" : "";
+    question.textContent = `Reset ${n === 1 ? "the control" : `all ${n} controls`} to the room's defaults, for everyone${kept}? Undo takes it back.`;
     confirmBox.hidden = false;
     reset.hidden = true;
     keep.focus();
