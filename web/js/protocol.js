@@ -92,6 +92,8 @@ export class RoomModel {
     this.client = null;
     this.room = null;
     this.title = null;
+    /** The room's default layout from the welcome ("compact" when the room file asks for it); null: cards. */
+    this.layout = null;
     this.rev = 0;
     /** Highest seq the server has processed on this connection. */
     this.ack = 0;
@@ -207,6 +209,7 @@ export class RoomModel {
     this.client = msg.client ?? null;
     this.room = msg.room ?? null;
     this.title = msg.title ?? msg.room ?? null;
+    this.layout = typeof msg.layout === "string" ? msg.layout : null;
     this.rev = msg.rev ?? 0;
     this.role = typeof msg.role === "string" ? msg.role : null;
     for (const c of msg.controls ?? []) {
