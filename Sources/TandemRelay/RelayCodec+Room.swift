@@ -90,7 +90,7 @@ struct RoomReading {
 
 extension RelayReader {
     // The fewest bytes each entry can take, so a count can be checked against the input left.
-    private static let minChange = 6, minGesture = 6, minPeer = 3, minAck = 2, minReject = 5, minAdmission = 6, minControl = 4
+    private static let minChange = 6, minGesture = 6, minPeer = 4, minAck = 2, minReject = 5, minAdmission = 6, minControl = 4
 
     mutating func delta(_ room: RoomReading) throws(RelayDecodeError) -> RoomDelta {
         let revision = try signed("the delta's revision")

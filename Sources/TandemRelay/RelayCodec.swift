@@ -17,7 +17,7 @@ import TandemWire
 /// | `client?` | `0` (none), or `1` then a `string`                                     |
 /// | `state`   | `bytes`: the state's wire JSON (`JSONWriter.append(state:)`)           |
 /// | `tag`     | one byte: a role, thumb, phase or reject code (RelayTags.swift)        |
-/// | `peer`    | `string` client, `string` name, `string` color                        |
+/// | `peer`    | `string` client, `string` name, `string` color, then `0`, or `1` and a `string` focus |
 /// | `[T]`     | `uint` count (≤ 1,000,000), then each `T`                              |
 ///
 /// | kind   | message       | fields                                                                |
@@ -51,7 +51,7 @@ import TandemWire
 /// (no legal state has them).
 public enum RelayCodec {
     /// The first byte of every message: relay format, version 2 (version 1,
-    /// `0xE1`, had no claims in changes and controls). A node refuses another version's messages.
+    /// `0xE1`, had no claims in changes and controls, nor a focus in peers). A node refuses another version's messages.
     public static let magic: UInt8 = 0xE2
 
     /// Kind bytes of requests.

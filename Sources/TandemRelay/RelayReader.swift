@@ -115,7 +115,13 @@ struct RelayReader {
     }
 
     mutating func peer(_ what: @autoclosure () -> String) throws(RelayDecodeError) -> Peer {
-        Peer(client: try client("\(what())'s client"), name: try string("\(what())'s name"), color: try string("\(what())'s color"))
+        let peer = Peer(client: try client("\(what())'s client"), name: try string("\(what())'s name"), color: try string("\(what())'s color"))
+        let start = offset
+        switch try byte("\(what())'s focus") {
+        case 0: return peer
+        case 1: return Peer(client: peer.client, name: peer.name, color: peer.color, focus: try string("\(what())'s focus"))
+        case let b: throw error("\(what())'s focus has presence byte \(b), not 0 or 1", at: start)
+        }
     }
 
     /// A state's JSON, read as the wire reads a server's state

@@ -76,5 +76,11 @@ struct RelayWriter {
         client(peer.client)
         string(peer.name)
         string(peer.color)
+        if let focus = peer.focus {
+            byte(1)
+            string(focus)
+        } else {
+            byte(0)
+        }
     }
 }

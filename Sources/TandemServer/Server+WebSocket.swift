@@ -288,6 +288,7 @@ extension Operation {
         case .reset: "reset"
         case .claim: "claim"
         case .release: "release"
+        case .focus: "focus"
         }
     }
 }

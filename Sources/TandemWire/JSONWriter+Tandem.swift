@@ -59,6 +59,10 @@ extension JSONWriter {
         append(string: peer.name)
         append(raw: ",\"color\":")
         append(string: peer.color)
+        if let focus = peer.focus {
+            append(raw: ",\"focus\":")
+            append(string: focus)
+        }
         append(byte: ASCII.closeBrace)
     }
 

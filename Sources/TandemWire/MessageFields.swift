@@ -37,8 +37,8 @@ struct MessageFields {
 
     /// Rules 2–6 of `MessageDecoder`; `seq` is the usable seq, if any.
     func decode(seq: Int?) -> Result<ClientMessage, WireRefusal> {
-        guard case let .string(type) = type, ["drag", "set", "step", "undo", "redo", "reset", "claim", "release"].contains(type) else {
-            return .failure(WireRefusal(.badMessage, "type must be \"drag\", \"set\", \"step\", \"undo\", \"redo\", \"reset\", \"claim\", \"release\", \"auth\", \"preset\" or \"restore\""))
+        guard case let .string(type) = type, ["drag", "set", "step", "undo", "redo", "reset", "claim", "release", "focus"].contains(type) else {
+            return .failure(WireRefusal(.badMessage, "type must be \"drag\", \"set\", \"step\", \"undo\", \"redo\", \"reset\", \"claim\", \"release\", \"focus\", \"auth\", \"preset\" or \"restore\""))
         }
         guard let seq else {
             return .failure(WireRefusal(.badMessage, "seq must be a whole number from 1 to 2^53"))
@@ -46,12 +46,14 @@ struct MessageFields {
         switch type {
         case "undo": return .success(ClientMessage(seq: seq, .undo))
         case "redo": return .success(ClientMessage(seq: seq, .redo))
-        case "reset":
+        case "reset", "focus":
+            let named: String?
             switch control {
-            case nil, .null?: return .success(ClientMessage(seq: seq, .reset(control: nil)))
-            case let .string(control)?: return .success(ClientMessage(seq: seq, .reset(control: control)))
+            case nil, .null?: named = nil
+            case let .string(control)?: named = control
             default: return .failure(WireRefusal(.badMessage, "control must be a string"))
             }
+            return .success(ClientMessage(seq: seq, type == "reset" ? .reset(control: named) : .focus(control: named)))
         default: break
         }
         guard case let .string(control) = control else {

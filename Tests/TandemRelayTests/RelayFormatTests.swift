@@ -24,7 +24,7 @@ struct RelayFormatTests {
             changes: [ControlChange(controlIndex: 3, control: "gain", state: .slider(value: 0.25), revision: 5, by: "c1", claim: "c2", stamp: 0)],
             gestures: [GestureEntry(controlIndex: 1, control: "blanks", thumb: .upper, by: "c2", phase: .move,
                                     state: .range(RangeState(lower: 0, upper: 2)))],
-            joined: [Peer(client: "c2", name: "Bo", color: "#2196F3")], left: ["c9"], present: 2, presenceRefreshed: true,
+            joined: [Peer(client: "c2", name: "Bo", color: "#2196F3", focus: "gain")], left: ["c9"], present: 2, presenceRefreshed: true,
             acks: [MemberAck(client: "c1", seq: 3)],
             rejects: [Reject(to: "c2", seq: 4, code: .busy, message: "held", holder: "c1")],
             admitted: [Admission(peer: Peer(client: "c2", name: "Bo", color: "#2196F3"), role: .editor, announced: true, ack: 0)])
@@ -33,12 +33,12 @@ struct RelayFormatTests {
         b.int(5)                                              // revision
         b.uint(1).int(3).string("gain").string(#"{"value":0.25}"#).int(5).raw(1).string("c1").raw(1).string("c2") // by, claim
         b.uint(1).int(1).string("blanks").raw(3).string("c2").raw(1).string(#"{"lower":0,"upper":2}"#)
-        b.uint(1).string("c2").string("Bo").string("#2196F3") // joined
+        b.uint(1).string("c2").string("Bo").string("#2196F3").raw(1).string("gain") // joined, focused on gain
         b.uint(1).string("c9")                                // left
         b.int(2).raw(1)                                       // present, presenceRefreshed
         b.uint(1).string("c1").int(3)                         // acks
         b.uint(1).string("c2").int(4).raw(5).string("held").raw(1).string("c1")
-        b.uint(1).string("c2").string("Bo").string("#2196F3").raw(1).raw(1).int(0)
+        b.uint(1).string("c2").string("Bo").string("#2196F3").raw(0).raw(1).raw(1).int(0)
         let publication = RelayPublication.delta(epoch: 7, sequence: 12, owner: "node-a", delta)
         #expect(RelayCodec.encode(publication) == b.bytes)
         #expect(try RelayCodec.decodePublication(b.bytes, schema: .demo) == publication)

@@ -52,7 +52,7 @@ extension Room {
     }
 
     /// How the view shows `client` announced, if it does.
-    private func shownPeer(_ client: ClientID) -> Peer? {
+    func shownPeer(_ client: ClientID) -> Peer? {
         if let remote = remotePeers[client] { return remote.peer }
         if let member = members[client], member.announced { return member.peer }
         return nil

@@ -144,6 +144,12 @@ extension Room {
     /// move it in the authority, and keeps its earliest announcement.
     mutating func showJoined(_ peer: Peer) {
         let client = peer.client
+        // The same person announced again with another focus: changed in place, keeping their place in the list.
+        if announcedAt(client) != nil, let shown = shownPeer(client), shown.isSamePerson(as: peer) {
+            log.touch(.peer(client))
+            if members[client] != nil { members[client]?.peer = peer } else { remotePeers[client]?.peer = peer }
+            return
+        }
         if let before = announcedAt(client) {
             departed[client] = Swift.min(departed[client] ?? before, before)
             announced.removeAll { $0 == client }

@@ -36,11 +36,20 @@ public struct Peer: Sendable, Hashable {
     public var name: String
     /// Their colour for ghost thumbs and the presence list, `#RRGGBB`.
     public var color: String
+    /// The control they have focused in their page (`focus` messages), if any:
+    /// others see where they are before they drag it.
+    public var focus: String?
 
-    public init(client: ClientID, name: String, color: String) {
+    public init(client: ClientID, name: String, color: String, focus: String? = nil) {
         self.client = client
         self.name = name
         self.color = color
+        self.focus = focus
+    }
+
+    /// Whether `other` is this person as they were announced, whatever they focus now.
+    func isSamePerson(as other: Peer) -> Bool {
+        client == other.client && name == other.name && color == other.color
     }
 
     /// The colours handed to people in join order, skipping those in use:

@@ -18,6 +18,9 @@ public enum Effect: Sendable, Hashable {
     /// Control `controlIndex` was claimed by `holder`, or released (`nil`):
     /// everyone's next frame carries the control with its claim.
     case claim(controlIndex: Int, holder: ClientID?)
+    /// An announced person's presence changed (the control they focus):
+    /// everyone's next frame lists them again in `joined`.
+    case presence(Peer)
 }
 
 /// A change to a control's committed state.

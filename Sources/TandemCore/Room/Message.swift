@@ -41,6 +41,9 @@ public enum Operation: Sendable, Hashable {
     case claim(control: String)
     /// Lets a claim go: the holder's own, or anyone's from an admin.
     case release(control: String)
+    /// Where the sender is: the control focused in its page (`nil`: none).
+    /// Not a write: viewers send it too. Everyone sees it in the sender's presence.
+    case focus(control: String?)
 
     /// The control the operation names; `undo`, `redo`, batches and a
     /// whole-room reset name none.
@@ -49,8 +52,14 @@ public enum Operation: Sendable, Hashable {
         case let .drag(control, _, _, _), let .set(control, _, _), let .step(control, _, _, _): control
         case let .reset(control): control
         case let .claim(control), let .release(control): control
-        case .undo, .redo, .batch: nil
+        case .undo, .redo, .batch, .focus: nil
         }
+    }
+
+    /// Whether it would change the room (a viewer's is `forbidden`): all but `focus`.
+    public var isWrite: Bool {
+        if case .focus = self { return false }
+        return true
     }
 }
 

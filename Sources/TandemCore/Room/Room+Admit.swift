@@ -21,11 +21,17 @@ extension Room {
     /// A client that is not a member (the HTTP API) is admitted with no
     /// effects, as `apply` lets it through.
     public mutating func admitWrite(_ client: ClientID, seq: Int, cost: Double = 1, at now: Moment) -> (admitted: Bool, effects: [Effect]) {
+        admit(client, seq: seq, cost: cost, asWrite: true, at: now)
+    }
+
+    /// `admitWrite`, with the role's check only for a write (`asWrite`): a
+    /// viewer's `focus` is admitted.
+    mutating func admit(_ client: ClientID, seq: Int, cost: Double = 1, asWrite: Bool, at now: Moment) -> (admitted: Bool, effects: [Effect]) {
         guard var member = members[client] else { return (true, []) }
         defer { members[client] = member }
         var effects: [Effect] = []
         var refusal = orderAndRate(&member, client, seq: seq, cost: cost, at: now, into: &effects)
-        if refusal == nil, !member.role.mayWrite {
+        if refusal == nil, asWrite, !member.role.mayWrite {
             refusal = Refusal(.forbidden, "a \(member.role.rawValue) may not change controls")
         }
         guard let refusal else { return (true, effects) }

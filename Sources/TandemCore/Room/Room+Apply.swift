@@ -9,7 +9,7 @@ extension Room {
     /// (`RoomView`) has no `apply`: its authority applies.
     public mutating func apply(_ message: ClientMessage, from client: ClientID, at now: Moment) -> [Effect] {
         var effects = expire(at: now)
-        let (admitted, gated) = admitWrite(client, seq: message.seq, at: now)
+        let (admitted, gated) = admit(client, seq: message.seq, asWrite: message.operation.isWrite, at: now)
         effects += gated
         guard admitted else { return effects }
         performChecked(message, from: client, at: now, into: &effects)
@@ -46,6 +46,7 @@ extension Room {
         case .redo: return try revert(.redo, from: client, into: &effects)
         case let .batch(batch): return try commitBatch(batch, by: client, into: &effects)
         case .reset(nil): return try commitBatch(initialBatch, by: client, into: &effects)
+        case let .focus(control): return try focus(control, of: client, into: &effects) // Room+Presence.swift
         default: break
         }
         guard let name = operation.control, let c = schema.index(of: name) else {
@@ -85,7 +86,7 @@ extension Room {
             if case .gauge = control.kind { throw Refusal(.readOnly, "'\(control.id)' is a gauge: a program publishes it, so it has no default to go back to") }
             if case .button = control.kind { throw Refusal(.badValue, "'\(control.id)' is a button: a press is an event, not a value to reset") }
             try commitBatch(Batch(origin: "reset \(control.id)", states: [control.id: control.initial]), by: client, into: &effects)
-        case .undo, .redo, .batch, .claim, .release:
+        case .undo, .redo, .batch, .claim, .release, .focus:
             break // performed above
         }
     }

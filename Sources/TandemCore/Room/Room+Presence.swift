@@ -64,6 +64,22 @@ extension Room {
         return effects
     }
 
+    /// `client` now focuses `control` (`nil`: nothing). An announced member's
+    /// change goes to everyone as its peer in `joined`; a quiet member's is kept
+    /// for when it is announced. The HTTP API (no member) is `bad_message`.
+    mutating func focus(_ control: String?, of client: ClientID, into effects: inout [Effect]) throws {
+        if let control, schema.index(of: control) == nil {
+            throw Refusal(.unknownControl, "no control '\(control)' in room '\(id)'")
+        }
+        guard var member = members[client] else { throw Refusal(.badMessage, "focus needs a connection") }
+        guard member.peer.focus != control else { return }
+        member.peer.focus = control
+        members[client] = member
+        guard member.announced else { return }
+        log.touch(.peer(client))
+        effects.append(.presence(member.peer))
+    }
+
     /// Announces the longest-waiting quiet member, if any is still here.
     private mutating func announceNextQuiet(into effects: inout [Effect]) {
         while quietHead < quiet.count, announced.count < limits.presence {

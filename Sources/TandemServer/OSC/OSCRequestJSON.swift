@@ -58,7 +58,7 @@ enum OSCRequestJSON {
                 out.append(raw: ",\"control\":")
                 out.append(string: control)
             }
-        case .drag, .batch, .claim, .release:
+        case .drag, .batch, .claim, .release, .focus:
             return nil // not OSC's: a claim needs a connection that can leave
         }
         out.append(raw: "}")
