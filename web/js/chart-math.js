@@ -9,7 +9,7 @@
 // as the series endpoint answers (docs/web-client.md, "Charts").
 
 import { fixed, formatPlain, withUnit } from "./format.js";
-import { clockTime } from "./timeline.js";
+import { clockTime, timeAt } from "./timeline.js";
 import { axisText, formatDigits, snapText } from "./controls/values.js";
 
 /** The sparkline's span: the last ten minutes. */
@@ -123,9 +123,14 @@ function timeLabel(t, step) {
 
 // ------------------------------------------------------------------ data
 
-/** Whether a control's card draws a sparkline: every gauge, and any control whose schema says `"series": true`. */
+/**
+ * Whether a control's card draws a sparkline: a gauge unless its schema says
+ * `"series": false`, and any control whose schema says `"series": true`.
+ */
 export function hasSeries(schema) {
-  return schema?.type === "gauge" || schema?.series === true;
+  if (!schema) return false;
+  if (schema.type === "gauge") return schema.series !== false;
+  return schema.series === true;
 }
 
 /** The number a state plots: its `value`, else its first number (a toggle: 1 or 0). */
@@ -482,6 +487,18 @@ export function sinceFor(marks, from) {
   return since;
 }
 
+/**
+ * The time of the revision the timeline shows (a person scrubbing back), for
+ * the chart's cursor: the moment's own time once fetched, else the newest
+ * timeline mark at or before it; null while live or for the start.
+ */
+export function scrubTime(timeline) {
+  if (!timeline || timeline.target == null || timeline.target === 0) return null;
+  if (timeline.preview?.rev === timeline.target && Number.isFinite(timeline.preview.time)) return timeline.preview.time;
+  const t = timeAt(timeline.summary?.marks, timeline.target);
+  return Number.isFinite(t) ? t : null;
+}
+
 // ------------------------------------------------------------------ layout
 
 /**
@@ -515,6 +532,7 @@ export function chartLayout({ width, height, from, to, points, markers = [], cur
     line: linePath(points, x, y, gap),
     markers: placeMarkers(markers, from, to, x),
     cursor: cursor != null && cursor >= from && cursor <= to ? x(cursor) : null,
+    cursorTime: cursor != null && cursor >= from && cursor <= to ? cursor : null,
     empty: points.length === 0,
   };
 }
@@ -568,6 +586,8 @@ export function chartSVG(layout, { title = "", unit = "", palette = LIGHT_PALETT
   parts.push(`<g>${markers.join("")}</g>`);
   if (layout.cursor != null) {
     parts.push(`<line x1="${num(layout.cursor)}" x2="${num(layout.cursor)}" y1="${plot.top - 4}" y2="${plot.bottom}"${look("chart-cursor", `stroke:${p.cursor};stroke-width:2;stroke-dasharray:6 3`)}/>`);
+    const right = layout.cursor > (plot.left + plot.right) / 2;
+    parts.push(`<text x="${num(layout.cursor + (right ? -6 : 6))}" y="${plot.top + 12}" text-anchor="${right ? "end" : "start"}"${look("chart-cursor-label", `fill:${p.cursor};font:600 12px ${p.font}`)}>${escapeXML(`viewing ${clockTime(layout.cursorTime)}`)}</text>`);
   }
   const body = parts.join("");
   if (!inline) return body;

@@ -123,12 +123,17 @@ export async function loadMarkers(client, { from, to, since = 0, untilRev = Infi
   return { ok: true, markers, partial };
 }
 
-/** What the chart says when the series cannot be had: 501 (a cluster node, for now), 404 `no_series`, anything else. */
+/**
+ * What the chart says when the series cannot be had: 501 (a cluster node,
+ * for now), 404 `no_series`, 404 `unknown_control`, another 404 (a server
+ * from before the series endpoint), anything else.
+ */
 export function unavailableText(answer, label) {
   if (!answer || answer.ok) return "";
   if (answer.status === 501) return `The history of ${label} is not available on this server: showing the values that arrived since this page opened.`;
   if (answer.status === 404 && answer.code === "no_series") return `This room keeps no history of ${label}: showing the values that arrived since this page opened.`;
-  if (answer.status === 404) return `${label} is not in this room any more.`;
+  if (answer.status === 404 && answer.code === "unknown_control") return `${label} is not in this room any more.`;
+  if (answer.status === 404) return `The history of ${label} is not available on this server: showing the values that arrived since this page opened.`;
   if (answer.status === 0) return `The history of ${label} could not be loaded (offline): showing the values that arrived since this page opened.`;
   return `The history of ${label} could not be loaded${answer.message ? ` (${answer.message})` : ""}: showing the values that arrived since this page opened.`;
 }

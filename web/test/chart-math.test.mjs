@@ -6,7 +6,7 @@ import { test } from "node:test";
 import {
   LIGHT_PALETTE, SeriesData, bandPath, chartLayout, chartSVG, cleanPoints, decimate, exportName, extent, hasSeries,
   historyMarkers, indexAtOrBefore, linePath, linearScale, markerNear, markerText, mergeMarkers, nearestIndex,
-  niceStep, placeMarkers, plotValue, readoutText, segments, seriesCSV, seriesNumber, sinceFor, stateText, timeTicks,
+  niceStep, placeMarkers, scrubTime, plotValue, readoutText, segments, seriesCSV, seriesNumber, sinceFor, stateText, timeTicks,
   valueAxis, whoText,
 } from "../js/chart-math.js";
 
@@ -199,6 +199,8 @@ test("values read as on the cards: digits, units, labels", () => {
   assert.equal(plotValue({ presses: 4 }), 4);
   assert.equal(plotValue(null), null);
   assert.ok(hasSeries(LEVEL) && hasSeries({ type: "slider", series: true }) && !hasSeries(RES));
+  assert.ok(!hasSeries({ ...LEVEL, series: false }), "a gauge may keep none");
+  assert.ok(!hasSeries(undefined));
 });
 
 test("the read-out names the time, the value with its unit, and the bucket's min and max", () => {
@@ -294,4 +296,15 @@ test("the CSV has a header and one row per point with ISO times", () => {
   assert.equal(seriesCSV([]), "time,min,max,last\n");
   assert.equal(exportName("synth", "level", T0, "csv"), "synth-level-20261130-140231.csv");
   assert.equal(exportName("a b", "c/d", T0, "svg"), "a_b-c_d-20261130-140231.svg");
+});
+
+test("the scrub cursor is at the viewed revision's time: the moment's own once fetched, else the marks'", () => {
+  const marks = [{ rev: 1, time: T0 }, { rev: 10, time: T0 + 9000 }];
+  assert.equal(scrubTime({ target: null, summary: { marks } }), null, "live: no cursor");
+  assert.equal(scrubTime({ target: 0, summary: { marks } }), null, "the start has no time");
+  assert.equal(scrubTime({ target: 12, preview: null, summary: { marks } }), T0 + 9000);
+  assert.equal(scrubTime({ target: 12, preview: { rev: 12, time: T0 + 9500 }, summary: { marks } }), T0 + 9500);
+  assert.equal(scrubTime({ target: 12, preview: { rev: 11, time: T0 + 9400 }, summary: { marks } }), T0 + 9000, "a moment of another revision is not used");
+  assert.equal(scrubTime({ target: 5, summary: null }), null);
+  assert.equal(scrubTime(null), null);
 });

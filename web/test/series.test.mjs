@@ -57,8 +57,9 @@ test("refusals come back with their status and code, and read as the chart says 
   assert.match(unavailableText(cluster, "Output level"), /^The history of Output level is not available on this server/);
   const none = await client.series("resonance");
   assert.match(unavailableText(none, "Resonance"), /keeps no history of Resonance/);
-  const gone = await client.series("nothing");
-  assert.match(unavailableText(gone, "Nothing"), /not in this room/);
+  const older = await client.series("nothing");
+  assert.match(unavailableText(older, "Nothing"), /not available on this server/, "a server without the endpoint");
+  assert.match(unavailableText({ ok: false, status: 404, code: "unknown_control" }, "Nothing"), /not in this room/);
   const junk = await client.series("junk");
   assert.equal(junk.ok, false, "a 200 without JSON is no answer");
   const offline = await new SeriesClient({ room: "synth", fetch: async () => { throw new TypeError("offline"); }, base: BASE }).series("level");
