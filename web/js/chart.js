@@ -1,4 +1,6 @@
-// The expanded chart of one series, in a dialog: the time axis with labelled
+// The expanded chart of one series, in a panel under the timeline (not a
+// modal dialog: the timeline above it stays in reach, and scrubbing it moves
+// the chart's cursor to the moment shown): the time axis with labelled
 // ticks, the value axis in the control's unit, the min–max band and the last
 // line; a read-out of the point under the pointer (or the one the arrow keys
 // reach); zoom buttons "Last minute", "10 min" and "All" that fetch the
@@ -37,7 +39,7 @@ function download(name, type, text) {
   setTimeout(() => URL.revokeObjectURL(url), 30000);
 }
 
-export class ChartDialog {
+export class ChartPanel {
   /**
    * @param {object} o
    * @param {string} o.room
@@ -71,13 +73,13 @@ export class ChartDialog {
   }
 
   get isOpen() {
-    return this.el?.open === true;
+    return this.el != null && !this.el.hidden;
   }
 
   // ------------------------------------------------------------------ building
 
   build() {
-    this.title = h("h2", { id: "chart-title" });
+    this.title = h("h2", { id: "chart-title", tabindex: "-1" });
     this.sub = h("p", { class: "chart-sub", id: "chart-sub" });
     this.zoomButtons = ZOOMS.map((z) => h("button", {
       type: "button", class: "chart-zoom-button", "data-zoom": z.id, "aria-pressed": "false",
@@ -106,10 +108,19 @@ export class ChartDialog {
     this.changes = h("ul", { class: "chart-changes", "aria-labelledby": "chart-changes-title" });
     this.svgButton = h("button", { type: "button", class: "button-quiet", onclick: () => this.downloadSVG() }, "Download SVG");
     this.csvButton = h("button", { type: "button", class: "button-quiet", onclick: () => this.downloadCSV() }, "Download CSV");
-    const dialog = h("dialog", { class: "sheet chart-dialog", "aria-labelledby": "chart-title", "aria-describedby": "chart-sub" },
-      h("div", { class: "sheet-head" },
+    const panel = h("section", {
+      id: "chart-panel", class: "chart-panel", hidden: true, "aria-labelledby": "chart-title", "aria-describedby": "chart-sub",
+      onkeydown: (e) => {
+        if (e.key === "Escape") {
+          e.preventDefault();
+          this.close();
+        }
+      },
+    },
+    h("div", { class: "chart-card" },
+      h("div", { class: "chart-head" },
         this.title,
-        h("button", { type: "button", class: "sheet-close", "aria-label": "Close the chart", onclick: () => this.close() }, "×")),
+        h("button", { type: "button", class: "sheet-close chart-close", "aria-label": "Close the chart", onclick: () => this.close() }, "×")),
       this.sub,
       h("div", { class: "chart-zoom", role: "group", "aria-label": "Time span" }, this.zoomButtons),
       this.box,
@@ -117,24 +128,17 @@ export class ChartDialog {
       this.said,
       this.note,
       h("section", { class: "chart-changes-box", "aria-labelledby": "chart-changes-title" }, this.changesTitle, this.changesNote, this.changes),
-      h("div", { class: "dialog-actions chart-actions" }, this.svgButton, this.csvButton));
-    dialog.addEventListener("click", (event) => {
-      if (event.target === dialog) this.close();
-    });
-    dialog.addEventListener("close", () => {
-      this.id = null;
-      this.asked += 1;
-      clearTimeout(this.sayTimer);
-      clearInterval(this.slideTimer);
-      this.button?.focus();
-    });
+      h("div", { class: "dialog-actions chart-actions" }, this.svgButton, this.csvButton)));
     this.resize = new ResizeObserver(() => {
       this.dirty = true;
       this.onChange();
     });
     this.resize.observe(this.box);
-    document.body.append(dialog);
-    this.el = dialog;
+    // Under the timeline, above the controls: scrubbing and the chart in one view.
+    if (this.timeline?.el) this.timeline.el.after(panel);
+    else if (document.getElementById("controls")) document.getElementById("controls").before(panel);
+    else document.body.append(panel);
+    this.el = panel;
   }
 
   // ------------------------------------------------------------------ opening
@@ -154,7 +158,13 @@ export class ChartDialog {
     setText(this.title, `Chart of ${label}`);
     setText(this.plotLabel, `${label} over time`);
     setText(this.sub, `The last value of each moment as a line, the lowest and highest as a band${schema.unit ? `, in ${schema.unit}` : ""}. Marks show when someone changed another control.`);
-    if (!this.el.open) this.el.showModal();
+    const opening = this.el.hidden;
+    this.el.hidden = false;
+    this.el.dataset.control = id;
+    if (opening) {
+      this.el.scrollIntoView({ block: "start", behavior: "instant" });
+      this.title.focus({ preventScroll: true });
+    }
     clearInterval(this.slideTimer);
     this.slideTimer = setInterval(() => {
       this.dirty = true;
@@ -163,8 +173,15 @@ export class ChartDialog {
     this.setZoom(this.zoom);
   }
 
+  /** Closes the panel; the focus goes back to the button that opened it. */
   close() {
-    if (this.el?.open) this.el.close();
+    if (!this.isOpen) return;
+    this.el.hidden = true;
+    this.id = null;
+    this.asked += 1;
+    clearTimeout(this.sayTimer);
+    clearInterval(this.slideTimer);
+    this.button?.focus();
   }
 
   setZoom(zoom) {

@@ -9,7 +9,7 @@
 
 import { h, setAttr, svg } from "./dom.js";
 import { SPARK_SPAN_MS, SeriesData, bandPath, decimate, extent, gapFor, hasSeries, linePath, linearScale, plotValue } from "./chart-math.js";
-import { ChartDialog } from "./chart.js";
+import { ChartPanel } from "./chart.js";
 import { SeriesClient } from "./series.js";
 
 const SPARK_W = 300;
@@ -39,7 +39,7 @@ class Sparkline {
       "aria-hidden": "true", focusable: "false",
     }, this.band, this.line);
     this.button = h("button", {
-      type: "button", class: "chart-open", "aria-haspopup": "dialog",
+      type: "button", class: "chart-open", "aria-controls": "chart-panel", "aria-expanded": "false",
       "aria-label": `Chart of ${label}`, title: `Chart of ${label}`,
       onclick: () => onOpen(this.button),
     }, chartIcon(), h("span", { class: "chart-open-text" }, "Chart"));
@@ -109,7 +109,7 @@ export class Plots {
     this.dirty = true;
     this.drawnAt = 0;
     this.slide = 0;
-    this.chart = new ChartDialog({
+    this.chart = new ChartPanel({
       room, model, client: this.client, timeline,
       liveOf: (id) => this.live.get(id)?.live ?? [],
       liveMarkers: () => this.markers,
@@ -218,6 +218,7 @@ export class Plots {
       this.drawnAt = now;
       for (const [id, spark] of this.sparks) spark.draw(this.sparkOf(id), now);
     }
+    for (const [id, spark] of this.sparks) setAttr(spark.button, "aria-expanded", this.chart.isOpen && this.chart.id === id ? "true" : "false");
     this.chart.render(now);
   }
 }

@@ -1,5 +1,5 @@
 // The plots' colours, read from the style sheets: the curve, the markers and
-// the timeline's cursor stand out from the card and the dialog by at least
+// the timeline's cursor stand out from the card and the chart by at least
 // 3:1, and the chart's words by 4.5:1, in light and in dark mode (WCAG 2.1,
 // 1.4.11 and 1.4.3).
 import assert from "node:assert/strict";
@@ -37,7 +37,7 @@ const plots = themes(css("plots.css"));
 
 for (const mode of ["light", "dark"]) {
   const colours = { ...page.light, ...(mode === "dark" ? page.dark : {}), ...plots.light, ...(mode === "dark" ? plots.dark : {}) };
-  test(`${mode} mode: the line, markers and cursor are at least 3:1 against the card and the dialog`, () => {
+  test(`${mode} mode: the line, markers and cursor are at least 3:1 against the card and the chart`, () => {
     for (const graphic of ["--plot-line", "--plot-marker", "--plot-cursor"]) {
       for (const background of ["--surface", "--surface-2"]) {
         const ratio = contrast(colours[graphic], colours[background]);
