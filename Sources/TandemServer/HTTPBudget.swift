@@ -18,7 +18,7 @@ struct HTTPBudget {
     enum Cost: Double {
         /// A write: one message's worth, as a `set` on a WebSocket.
         case write = 1
-        /// The timeline's summary, a page of history, the preset list.
+        /// The timeline's summary, a page of history, the preset list, a series.
         case read = 10
         /// The room at one past revision (`timeline/{rev}`): a snapshot and a replay.
         case moment = 30
@@ -55,7 +55,7 @@ extension HTTPBudget {
         guard method == .get else { return .write } // HEAD is routed as GET
         switch parts[2] {
         case "timeline": return parts.count == 3 ? .read : .moment
-        case "history", "history.csv", "presets": return .read
+        case "history", "history.csv", "presets", "series": return .read
         default: return nil
         }
     }

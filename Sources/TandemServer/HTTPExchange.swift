@@ -31,7 +31,7 @@ final class HTTPExchange {
     var closeAfter = false
     /// The path, without the query.
     let path: String
-    /// The query arguments the server reads (`since`, `limit`, and `room` for `/`), url-decoded.
+    /// The query arguments the server reads (`since`, `limit`; `from`, `to`, `points` of a series; `room` for `/`), url-decoded.
     var query: [String: String] = [:]
     /// The request body, for PUT and POST (at most `HTTPExchange.maxBody` bytes).
     var body: [UInt8] = []

@@ -15,7 +15,7 @@ extension Server {
         exchange.peer = PeerAddress(of: wsi)
         exchange.relayed = isRelayed(wsi)
         exchange.ifNoneMatch = header(wsi, WSI_TOKEN_HTTP_IF_NONE_MATCH)
-        for name in ["since", "limit", "room"] {
+        for name in ["since", "limit", "room", "from", "to", "points"] {
             if let value = queryArgument(wsi, name) { exchange.query[name] = value }
         }
         if authGate != nil { exchange.token = requestToken(wsi) }
@@ -202,6 +202,8 @@ extension Server {
         case 4 where parts[2] == "controls":
             guard exchange.method == .put else { return .methodNotAllowed("PUT") }
             return put(host, control: parts[3], exchange: exchange)
+        case 4 where parts[2] == "series":
+            return seriesRoute(exchange, host, control: parts[3]) // Server+Series.swift
         case 3 where parts[2] == "reset", 5 where parts[2] == "controls" && parts[4] == "reset":
             return resetRoute(exchange, host, control: parts.count == 5 ? parts[3] : nil) // Server+Reset.swift
         default:

@@ -60,6 +60,15 @@ enum SQL: String, CaseIterable {
     case renamePreset = "UPDATE presets SET name = ?3 WHERE room = ?1 AND name = ?2"
     case deletePreset = "DELETE FROM presets WHERE room = ?1 AND name = ?2"
     case deletePresets = "DELETE FROM presets WHERE room = ?1"
+    // Series (Storage+Series.swift): one row per bucket place, so a control's rows are bounded.
+    case upsertSeriesBucket = """
+        INSERT INTO series(room, control, tier, slot, width, start, min, max, last, count)
+        VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+        ON CONFLICT(room, control, tier, slot) DO UPDATE SET width = excluded.width, start = excluded.start,
+            min = excluded.min, max = excluded.max, last = excluded.last, count = excluded.count
+        """
+    case selectSeries = "SELECT control, tier, width, start, min, max, last, count FROM series WHERE room = ?1"
+    case deleteSeries = "DELETE FROM series WHERE room = ?1"
     // The timeline (Storage+Timeline.swift).
     /// A page of history ends at a whole revision: every row of the revision
     /// the `?3`-th row belongs to (a batch logs several), trimmed in Swift.
@@ -100,7 +109,7 @@ enum SQL: String, CaseIterable {
 }
 
 /// The tables, created once in an empty file; `meta.schema_version` says which.
-let currentSchemaVersion = 2
+let currentSchemaVersion = 3
 let createTables = """
     CREATE TABLE rooms(
         id TEXT PRIMARY KEY NOT NULL,
@@ -116,6 +125,7 @@ let createTables = """
     ) STRICT, WITHOUT ROWID;
     \(commitsTable("commits"))
     \(presetAndSnapshotTables)
+    \(seriesTable)
     INSERT INTO meta(key, value) VALUES('schema_version', '\(currentSchemaVersion)');
     """
 
@@ -153,6 +163,30 @@ let presetAndSnapshotTables = """
         states TEXT NOT NULL,
         PRIMARY KEY(room, revision)
     ) STRICT, WITHOUT ROWID;
+    """
+
+/// Version 3: each control's time series, one row per bucket place
+/// (`SeriesTier.slot`), so a control never has more rows than its tiers' capacities.
+let seriesTable = """
+    CREATE TABLE series(
+        room TEXT NOT NULL,
+        control TEXT NOT NULL,
+        tier INTEGER NOT NULL,
+        slot INTEGER NOT NULL,
+        width INTEGER NOT NULL,
+        start INTEGER NOT NULL,
+        min REAL NOT NULL,
+        max REAL NOT NULL,
+        last REAL NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY(room, control, tier, slot)
+    ) STRICT, WITHOUT ROWID;
+    """
+
+/// Brings a version 2 file to version 3, in the caller's transaction.
+let migrationFrom2 = """
+    \(seriesTable)
+    UPDATE meta SET value = '3' WHERE key = 'schema_version';
     """
 
 /// Brings a version 1 file to version 2, in the caller's transaction.
@@ -195,6 +229,14 @@ struct Statement {
         return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
             sqlite3_bind_text64(handle, index, $0, sqlite3_uint64(utf8.count), csqlite_transient(), UInt8(SQLITE_UTF8))
         }
+    }
+
+    func bind(_ index: Int32, _ value: Double) -> Int32 {
+        sqlite3_bind_double(handle, index, value)
+    }
+
+    func double(_ column: Int32) -> Double {
+        sqlite3_column_double(handle, column)
     }
 
     func int(_ column: Int32) -> Int {

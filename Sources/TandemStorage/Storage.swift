@@ -114,7 +114,7 @@ public final class Storage {
     public func deleteRoom(_ id: String) throws(StorageError) {
         let operation = "delete room '\(id)'"
         try transaction(operation) { () throws(StorageError) in
-            for sql in [SQL.deleteControls, .deletePresets, .deleteRoom] {
+            for sql in [SQL.deleteControls, .deletePresets, .deleteSeries, .deleteRoom] {
                 try run(sql, operation) { s throws(StorageError) in
                     try bound(operation, s.bind(1, id))
                     _ = try step(s, operation)
@@ -373,6 +373,9 @@ public final class Storage {
                 break
             case "1"?:
                 try exec(migrationFrom1, operation)
+                try exec(migrationFrom2, operation)
+            case "2"?:
+                try exec(migrationFrom2, operation)
             case let version?:
                 throw refusal("open", "the file has storage schema version \(version); this Tandem knows version \(currentSchemaVersion)")
             }

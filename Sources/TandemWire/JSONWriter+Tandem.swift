@@ -113,6 +113,12 @@ extension JSONWriter {
             append(raw: ",\"description\":")
             append(string: description)
         }
+        // `series` only where it differs from the kind's default, so a v1 room's welcome is unchanged.
+        var isGauge = false
+        if case .gauge = control.kind { isGauge = true }
+        if control.keepsSeries != isGauge {
+            append(raw: control.keepsSeries ? ",\"series\":true" : ",\"series\":false")
+        }
         appendSchemaFields(of: control.kind)
         if !control.unit.isEmpty {
             append(raw: ",\"unit\":")

@@ -100,6 +100,7 @@ public enum SchemaDecoder {
             case "y": definition.y = try axis(field)
             case "group": definition.group = try field.string()
             case "description": definition.description = try field.string()
+            case "series": definition.series = try field.bool()
             case "operable": definition.operable = try field.numbers("[lo, hi]")
             case "minGap": definition.minGap = try field.number()
             case "state": definition.state = try state(field)

@@ -60,13 +60,13 @@ struct MigrationTests {
         }
     }
 
-    @Test("a version 1 file opens, migrates to version 2, and keeps its rooms, states and commits")
+    @Test("a version 1 file opens, migrates to version 3, and keeps its rooms, states and commits")
     func migratesVersion1() throws {
         try withTempFolder { folder in
             let path = folder + "/old.db"
             try Self.writeVersion1File(path)
             let storage = try Storage(path: path)
-            #expect(try sqliteRows(path, "SELECT value FROM meta WHERE key = 'schema_version'") == ["2"])
+            #expect(try sqliteRows(path, "SELECT value FROM meta WHERE key = 'schema_version'") == ["3"])
             let room = try #require(try storage.loadRoom("demo"))
             #expect(room.revision == 3)
             #expect(room.committed[RoomSchema.demo.index(of: "size")!] == .snap(index: 0, value: 20))
@@ -81,6 +81,7 @@ struct MigrationTests {
             // The new tables are there, empty.
             #expect(try sqliteRows(path, "SELECT count(*) FROM presets") == ["0"])
             #expect(try sqliteRows(path, "SELECT count(*) FROM snapshots") == ["0"])
+            #expect(try sqliteRows(path, "SELECT count(*) FROM series") == ["0"])
             // The log's key now lets one revision hold several controls.
             #expect(try sqliteRows(path, "SELECT name FROM pragma_table_info('commits') WHERE pk > 0 ORDER BY pk")
                 == ["room", "revision", "control"])
@@ -88,7 +89,7 @@ struct MigrationTests {
         }
     }
 
-    @Test("a migrated file takes a batch, and opens again at version 2 with everything in it")
+    @Test("a migrated file takes a batch, and opens again at version 3 with everything in it")
     func migratedFileTakesBatches() throws {
         try withTempFolder { folder in
             let path = folder + "/old.db"
@@ -99,7 +100,7 @@ struct MigrationTests {
                 storage.close()
             }
             let storage = try Storage(path: path)
-            #expect(try sqliteRows(path, "SELECT value FROM meta WHERE key = 'schema_version'") == ["2"])
+            #expect(try sqliteRows(path, "SELECT value FROM meta WHERE key = 'schema_version'") == ["3"])
             let log = try storage.history(room: "demo", since: 0, limit: 100)
             #expect(log.map(\.revision) == [1, 2, 3, 4, 4])
             #expect(try storage.loadRoom("demo")?.revision == 4)

@@ -56,3 +56,25 @@ struct ResetWireTests {
         }
     }
 }
+
+@Suite("A control's series field on the wire")
+struct SeriesFieldWireTests {
+    @Test("series is written only where it differs from the kind's default, and reads back")
+    func roundTrip() throws {
+        let file = #"{"id":"r","controls":[{"id":"g","type":"gauge","min":0,"max":1},{"id":"q","type":"gauge","min":0,"max":1,"series":false},{"id":"s","type":"slider","min":0,"max":1,"series":true},{"id":"p","type":"slider","min":0,"max":1,"series":false}]}"#
+        let schema = try RoomSchema(validating: SchemaDecoder.room(Array(file.utf8)))
+        let welcome = String(decoding: OutboundEncoder.welcome(Room(schema: schema).snapshot), as: UTF8.self)
+        #expect(welcome.contains(#"{"id":"g","type":"gauge","label":"g","commit":"release","min":0"#))
+        #expect(welcome.contains(#""id":"q","type":"gauge","label":"q","commit":"release","series":false,"#))
+        #expect(welcome.contains(#""id":"s","type":"slider","label":"s","commit":"release","series":true,"#))
+        #expect(welcome.contains(#""id":"p","type":"slider","label":"p","commit":"release","min""#))
+        #expect(try RoomSchema(validating: SchemaDecoder.room(Array(welcome.utf8))) == schema)
+    }
+
+    @Test("series must be a boolean")
+    func mustBeBoolean() {
+        #expect(throws: SchemaError(control: "g", field: "series", problem: .wrongType(expected: "true or false"))) {
+            try SchemaDecoder.room(Array(#"{"id":"r","controls":[{"id":"g","type":"gauge","min":0,"max":1,"series":"yes"}]}"#.utf8))
+        }
+    }
+}

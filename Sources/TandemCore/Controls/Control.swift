@@ -17,10 +17,14 @@ public struct Control: Sendable, Hashable {
     /// A slider's or gauge's unit, shown after the value; empty when none
     /// (a snap slider's is in its `SnapSpec`, an xy pad's in each `Axis`).
     public let unit: String
+    /// Whether the server keeps a time series of its committed values
+    /// (docs/series.md): every gauge unless its schema says `"series": false`,
+    /// a slider, snap or toggle whose schema says `"series": true`.
+    public let keepsSeries: Bool
 
     /// A control from already-valid parts; `RoomSchema` is the checked way in.
     init(id: String, label: String, commit: CommitMode, kind: ControlKind, initial: ControlState,
-         group: String? = nil, description: String? = nil, unit: String = "") {
+         group: String? = nil, description: String? = nil, unit: String = "", keepsSeries: Bool? = nil) {
         self.id = id
         self.label = label
         self.commit = commit
@@ -29,6 +33,17 @@ public struct Control: Sendable, Hashable {
         self.group = group
         self.description = description
         self.unit = unit
+        if case .gauge = kind { self.keepsSeries = keepsSeries ?? true } else { self.keepsSeries = keepsSeries ?? false }
+    }
+
+    /// The number a series records of `state`: a slider's, snap's or gauge's
+    /// value, a toggle's 1 or 0; `nil` for the kinds that keep none.
+    public func seriesValue(of state: ControlState) -> Double? {
+        switch state {
+        case let .slider(value), let .gauge(value, _), let .snap(_, value): value
+        case let .toggle(on): on ? 1 : 0
+        default: nil
+        }
     }
 
     /// The thumbs a drag, `set` or `step` may name.

@@ -36,6 +36,8 @@ public struct ControlDefinition: Sendable, Hashable {
     public var group: String?
     /// any kind: help text under the label
     public var description: String?
+    /// gauge (default true), slider, snap, toggle (default false): whether the server keeps a time series of it
+    public var series: Bool?
     /// range: `[lo, hi]` inside `scale`; defaults to `scale`
     public var operable: [Double]?
     /// range: defaults to 1
@@ -49,7 +51,7 @@ public struct ControlDefinition: Sendable, Hashable {
                 scale: [Double]? = nil, operable: [Double]? = nil, minGap: Double? = nil,
                 state: StateDefinition? = nil, scaleName: String? = nil, digits: Double? = nil,
                 labels: [String]? = nil, x: AxisDefinition? = nil, y: AxisDefinition? = nil,
-                group: String? = nil, description: String? = nil) {
+                group: String? = nil, description: String? = nil, series: Bool? = nil) {
         self.id = id
         self.type = type
         self.label = label
@@ -71,6 +73,7 @@ public struct ControlDefinition: Sendable, Hashable {
         self.y = y
         self.group = group
         self.description = description
+        self.series = series
     }
 }
 

@@ -47,8 +47,14 @@ struct ControlValidator {
         }
         var unit = ""
         if case .snap = kind {} else if let u = raw.unit { unit = u } // a snap's unit lives in its SnapSpec
+        if raw.series != nil {
+            switch kind {
+            case .slider, .snap, .toggle, .gauge: break
+            default: throw fail("series", .notAllowed(type: type)) // a series is of one number
+            }
+        }
         return Control(id: id, label: raw.label ?? id, commit: commit, kind: kind, initial: initial,
-                       group: raw.group, description: raw.description, unit: unit)
+                       group: raw.group, description: raw.description, unit: unit, keepsSeries: raw.series)
     }
 
     // MARK: kinds

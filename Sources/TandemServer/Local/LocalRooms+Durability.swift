@@ -115,6 +115,7 @@ extension LocalRooms {
             }
         }
         storageSucceeded(at: now)
+        recordSeries(unwritten) // what the file took, and only that, goes into the series
         unwritten.removeAll(keepingCapacity: true)
         for id in withheld {
             guard let host = rooms[id].map(local) else { continue }

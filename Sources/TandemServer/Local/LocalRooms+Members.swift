@@ -80,6 +80,9 @@ extension LocalRooms {
                     unwritten.append(StoredCommit(room: host.room.id, commit, name: name, time: WallClock.milliseconds()))
                     host.room.withholdFrames()
                     withheld.insert(host.room.id)
+                } else {
+                    series.record(commit.state, of: host.room.schema.controls[commit.controlIndex], in: host.room.id,
+                                  at: WallClock.milliseconds())
                 }
                 log.debug("commit \(commit.control) rev=\(commit.revision) by=\(commit.by)")
                 oscCommit(commit, in: host)

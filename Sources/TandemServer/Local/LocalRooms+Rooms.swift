@@ -19,6 +19,11 @@ extension LocalRooms {
         }
         let host = Self.makeHost(room, config: config)
         rooms[schema.id] = host
+        do {
+            try series.load(schema) // the series of the controls that still keep one go on
+        } catch {
+            log.error("room \(schema.id): its series could not be read, they start empty: \(error)")
+        }
         if let old {
             if old.room.schema != schema { rooms.schemaChangedAt[schema.id] = old.room.revision }
             for connection in old.members.values {
@@ -46,6 +51,7 @@ extension LocalRooms {
         retiredRevisions[id] = host.room.revision
         presetBooks[id] = nil // storage forgot them with the room
         presetFeed.forget(id)
+        series.forget(id)
         rooms.schemaChangedAt[id] = nil
         rooms[id] = nil
         for connection in host.members.values {

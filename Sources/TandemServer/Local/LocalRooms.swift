@@ -17,6 +17,9 @@ final class LocalRooms: RoomServiceBase, RoomService {
     let storageWatch = StorageWatch()
     /// History retention between its passes (`--history-keep`, LocalRooms+Retention.swift).
     lazy var retention = RetentionPass(watch: storageWatch)
+    /// Every gauge's series (and those of controls that ask for one), fed with
+    /// each durable commit and written to the file once a tick (SeriesBook.swift).
+    let series: SeriesBook
     /// The revisions of rooms deleted since start, so that a room created again
     /// under the same id never reuses a revision (storage keeps them across restarts).
     var retiredRevisions: [String: Int] = [:]
@@ -51,6 +54,13 @@ final class LocalRooms: RoomServiceBase, RoomService {
         } catch {
             throw ServerError(description: error.description)
         }
+        let book = SeriesBook(store: storage)
+        do {
+            for id in rooms.order { if let host = rooms[id] { try book.load(host.room.schema) } }
+        } catch {
+            throw ServerError(description: "\(error)")
+        }
+        series = book
         super.init(config: config, lines: lines, metrics: metrics, rooms: rooms)
     }
 
@@ -87,6 +97,7 @@ final class LocalRooms: RoomServiceBase, RoomService {
     func stop() {}
 
     func finish() {
+        flushSeries() // the buckets of the last quarter second
         storage?.close()
     }
 
@@ -102,6 +113,7 @@ final class LocalRooms: RoomServiceBase, RoomService {
         }
         retentionTick(at: now)
         storageTick(at: now)
+        flushSeries()
     }
 
     /// Whether commits of this turn wait for storage (the OSC bridge sends them once written).
@@ -112,6 +124,8 @@ final class LocalRooms: RoomServiceBase, RoomService {
     override func presetBook(_ id: String) -> PresetBook? { loadPresetBook(id) } // LocalRooms+Presets.swift
 
     override var timelineSource: TimelineSource? { storage }
+
+    override var seriesBook: SeriesBook? { series }
 
     override func writeCommits() { writeTurn() } // LocalRooms+Durability.swift
 
@@ -125,7 +139,7 @@ final class LocalRooms: RoomServiceBase, RoomService {
     func healthProblem() -> String? { storageHealthProblem() }
 
     func exposition() -> String {
-        storage != nil ? retention.exposition() : "" // LocalRooms+Retention.swift
+        (storage != nil ? retention.exposition() : "") + series.exposition() // LocalRooms+Retention.swift, SeriesBook.swift
     }
 
     var memberCount: Int { rooms.values.reduce(0) { $0 + $1.room.memberCount } }

@@ -79,6 +79,8 @@ protocol RoomService: AnyObject {
     func changePreset(_ request: PresetRequest, in host: RoomHost, client: String, by: String,
                       done: @escaping (Result<PresetOutcome, PresetRefusal>) -> Void)
     var timelineSource: TimelineSource? { get }
+    /// The rooms' time series (`GET …/series/{control}`); `nil` where they are not kept.
+    var seriesBook: SeriesBook? { get }
     /// The room at `revision` from `source`, after writing the commits still waiting.
     func read(_ host: RoomHost, _ revision: Int, _ source: TimelineSource) -> Result<TimelineMoment, TimelineRefusal>
     func writeCommits()

@@ -45,6 +45,9 @@ class RoomServiceBase {
     /// Where the timeline and history are read, if they are kept.
     var timelineSource: TimelineSource? { nil }
 
+    /// The rooms' series, where they are kept (docs/series.md).
+    var seriesBook: SeriesBook? { nil }
+
     /// Writes what this turn committed, where it is not written with the turn itself.
     func writeCommits() {}
 

@@ -79,7 +79,7 @@ class AsyncRoom:
 
     def __init__(self, url: str, name: str | None = None, token: TokenSource = None, *,
                  backoff: tuple[float, float] = (0.1, 5.0), open_timeout: float = 10.0,
-                 ack_timeout: float | None = 30.0, move_interval: float = 1 / 60,
+                 ack_timeout: float | None = 30.0, move_interval: float = 1 / 60, publish_interval: float = 1 / 50,
                  dispatch: Callable[[Callable, Any], None] | None = None):
         self.url = url
         self.name = name
@@ -89,6 +89,7 @@ class AsyncRoom:
         self.open_timeout = open_timeout
         self.ack_timeout = ack_timeout
         self.move_interval = move_interval
+        self.publish_interval = publish_interval
         self._dispatch_fn = dispatch
         # Room state, from the welcome and the updates.
         self.id: str = urllib.parse.urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1]
@@ -117,6 +118,11 @@ class AsyncRoom:
         self._closing = False
         self._failure: Closed | None = None
         self._gestures_live: set = set()
+        # publish(): the latest value per control, waiting for its turn, and when each last went out.
+        self._published: dict[str, Any] = {}
+        self._publish_timers: dict[str, asyncio.TimerHandle] = {}
+        self._published_at: dict[str, float] = {}
+        self.publish_failures = 0         # published values the server refused (their error is not raised)
 
     # ------------------------------------------------------------------ public
 
@@ -224,6 +230,44 @@ class AsyncRoom:
             message["thumb"] = thumb
         await self.send(message)
         return self.controls.get(control, {}).get("state")
+
+    def publish(self, control: str, value: Any) -> None:
+        """Publishes `value` (a gauge's, typically) at any rate without waiting:
+        the latest value goes out at most every `publish_interval` seconds
+        (1/50 s by default), so a training loop may call it at 1 kHz and the
+        server gets 50 sets a second, well inside the rate limit, and the
+        room's series the curve. Values in between are folded into the next
+        (the latest wins), as frames fold commits. Call it on the room's loop
+        (the threaded `Room.publish` does); a refused value counts in
+        `publish_failures`, and nothing is raised."""
+        if self._closing or self._failure is not None:
+            raise self._failure or Closed(1000, "closed by the client")
+        self._published[control] = value
+        if control in self._publish_timers:
+            return
+        loop = asyncio.get_running_loop()
+        wait = self._published_at.get(control, float("-inf")) + self.publish_interval - loop.time()
+        self._publish_timers[control] = loop.call_later(max(0.0, wait), self._send_published, control)
+
+    def _send_published(self, control: str) -> None:
+        self._publish_timers.pop(control, None)
+        if control not in self._published or self._closing:
+            return
+        loop = asyncio.get_running_loop()
+        if self._ws is None or not self._connected.is_set():
+            # Disconnected: the latest value waits (it is sent once connected), never a backlog.
+            self._publish_timers[control] = loop.call_later(self.publish_interval, self._send_published, control)
+            return
+        value = self._published.pop(control)
+        self._published_at[control] = loop.time()
+        loop.create_task(self._publish_now(control, value))
+
+    async def _publish_now(self, control: str, value: Any) -> None:
+        try:
+            future = await self.send({"type": "set", "control": control, "value": value}, wait=False)
+            await asyncio.shield(future)
+        except Exception:
+            self.publish_failures += 1
 
     async def reset(self, control: str | None = None) -> dict | None:
         """Puts `control` (None: every control, gauges and buttons aside) back to
@@ -565,6 +609,10 @@ class AsyncControl(ControlReadout):
     async def reset(self) -> dict:
         """Back to the schema's initial state (one edit, undoable)."""
         return await self.room.reset(self.id)
+
+    def publish(self, value: Any) -> None:
+        """`AsyncRoom.publish` of this control: at any rate, never waits."""
+        self.room.publish(self.id, value)
 
     def drag(self, thumb: str | None = None) -> "AsyncGesture":
         return AsyncGesture(self.room, self.id, thumb)

@@ -145,6 +145,19 @@ class Room:
         """Any message (a `seq` is added); returns after its acknowledgement, raises a reject."""
         self._call(self._room.send(message, resend))
 
+    @property
+    def publish_failures(self) -> int:
+        """Published values the server refused (publish raises nothing)."""
+        return self._room.publish_failures
+
+    def publish(self, control: str, value: Any) -> None:
+        """Publishes `value` to `control` at any rate without waiting (a training
+        loop's loss at 1 kHz): the latest goes out at most every
+        `publish_interval` seconds (1/50 s by default); see `AsyncRoom.publish`."""
+        if self._closed or self._loop.is_closed():
+            raise Closed(1000, "closed by the client")
+        self._loop.call_soon_threadsafe(self._room.publish, control, value)
+
     def reset(self, control: str | None = None) -> dict | None:
         """Puts `control` (None: the whole room, gauges and buttons aside) back to its initial state."""
         return self._call(self._room.reset(control))
@@ -191,6 +204,10 @@ class Control(ControlReadout):
 
     def step(self, by: Any = 1, thumb: str | None = None) -> dict:
         return self.room._call(self.room._room.step(self.id, by, thumb))
+
+    def publish(self, value: Any) -> None:
+        """At any rate, never waits: see `Room.publish`."""
+        self.room.publish(self.id, value)
 
     def reset(self) -> dict:
         """Back to the schema's initial state (one edit, undoable); returns the committed state."""
