@@ -14,6 +14,19 @@ import { axisText, formatDigits, snapText } from "./controls/values.js";
 
 /** The sparkline's span: the last ten minutes. */
 export const SPARK_SPAN_MS = 10 * 60 * 1000;
+/** The spans a young series' sparkline is drawn over instead, shortest first. */
+const SPARK_SPANS = [30 * 1000, 60 * 1000, 2 * 60 * 1000, 5 * 60 * 1000, SPARK_SPAN_MS];
+
+/**
+ * The sparkline's span for a series whose oldest point is at `oldest`: the
+ * shortest of 30 s, 1, 2, 5 and 10 min that holds it (so a curve that began a
+ * few seconds ago is not a sliver at the right end), with its label.
+ */
+export function sparkSpan(oldest, now) {
+  const age = Number.isFinite(oldest) ? now - oldest : Infinity;
+  const span = SPARK_SPANS.find((s) => s >= age) ?? SPARK_SPAN_MS;
+  return { span, label: span < 60000 ? `${span / 1000} s` : `${span / 60000} min` };
+}
 
 // ------------------------------------------------------------------ scales
 
@@ -44,6 +57,17 @@ export function stepDecimals(step) {
   return Math.max(0, Math.min(12, -Math.floor(Math.log10(step) + 1e-9)));
 }
 
+/** The 1, 2 or 5 × 10^k nearest `raw` (geometrically): a tick step that leaves neither too few ticks nor too many. */
+export function tickStep(raw) {
+  if (!(raw > 0) || !Number.isFinite(raw)) return 1;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const error = raw / power;
+  if (error >= Math.sqrt(50)) return 10 * power;
+  if (error >= Math.sqrt(10)) return 5 * power;
+  if (error >= Math.sqrt(2)) return 2 * power;
+  return power;
+}
+
 /**
  * The value axis: a domain with nice ends around [lo, hi] (a flat series
  * gets room around its value) and its ticks, about `count` of them:
@@ -60,7 +84,7 @@ export function valueAxis(lo, hi, count = 5) {
     lo -= pad;
     hi += pad;
   }
-  const step = niceStep((hi - lo) / Math.max(1, count - 1));
+  const step = tickStep((hi - lo) / Math.max(1, count - 1));
   const start = Math.floor(lo / step + 1e-9) * step;
   const end = Math.ceil(hi / step - 1e-9) * step;
   const decimals = stepDecimals(step);
@@ -293,7 +317,7 @@ function num(v) {
   return Number.isFinite(v) ? (Math.round(v * 10) / 10).toString() : "0";
 }
 
-/** Splits points where consecutive times are more than `gap` apart (the source stopped publishing). */
+/** Splits points where consecutive times are more than `gap` apart (the source went quiet: the band breaks there). */
 export function segments(points, gap = Infinity) {
   const out = [];
   let cur = [];
@@ -308,16 +332,27 @@ export function segments(points, gap = Infinity) {
   return out;
 }
 
-/** The `last` line through the points: "M x y L x y …" (a lone point: a short dash). */
-export function linePath(points, x, y, gap = Infinity) {
-  return segments(points, gap).map((seg) => {
-    if (seg.length === 1) {
-      const px = x(seg[0][0]);
-      const py = y(seg[0][3]);
-      return `M${num(px - 1.5)} ${num(py)}H${num(px + 1.5)}`;
-    }
-    return seg.map((p, i) => `${i ? "L" : "M"}${num(x(p[0]))} ${num(y(p[3]))}`).join("");
-  }).join("");
+/**
+ * The `last` line through the points: "M x y L x y …". A committed value
+ * holds until the next commit, so across a gap of more than `gap` ms the
+ * line keeps the earlier value and then steps, and with `until` (now) it
+ * runs on at the last value to that time; a lone point without `until` is a
+ * short dash.
+ */
+export function linePath(points, x, y, gap = Infinity, until = null) {
+  if (!points.length) return "";
+  const last = points[points.length - 1];
+  if (points.length === 1 && !(until > last[0])) {
+    const px = x(last[0]);
+    return `M${num(px - 1.5)} ${num(y(last[3]))}H${num(px + 1.5)}`;
+  }
+  let d = "";
+  points.forEach((p, i) => {
+    if (i && p[0] - points[i - 1][0] > gap) d += `L${num(x(p[0]))} ${num(y(points[i - 1][3]))}`;
+    d += `${i ? "L" : "M"}${num(x(p[0]))} ${num(y(p[3]))}`;
+  });
+  if (until > last[0]) d += `L${num(x(until))} ${num(y(last[3]))}`;
+  return d;
 }
 
 /** The min–max band: along the maxima and back along the minima, closed. */
@@ -333,7 +368,7 @@ export function bandPath(points, x, y, gap = Infinity) {
   }).join("");
 }
 
-/** The gap past which the line breaks: ten bucket widths, or a twentieth of the span, whichever is more. */
+/** The gap past which the band breaks and the line steps: ten bucket widths, or a twentieth of the span, whichever is more. */
 export function gapFor(width, span) {
   return Math.max(10 * (width ?? 0), span / 20);
 }
@@ -506,8 +541,9 @@ export function scrubTime(timeline) {
  * ticks on both axes, the band and the line of the points, the markers and
  * the scrub cursor (a time, or null):
  * {width, height, plot: {left, top, right, bottom}, x, y, axis, xTicks, yTicks, band, line, markers, cursor, empty}.
+ * `until`: the line runs on at its last value to that time (now: the value holds).
  */
-export function chartLayout({ width, height, from, to, points, markers = [], cursor = null, bucket = null, compact = false }) {
+export function chartLayout({ width, height, from, to, points, markers = [], cursor = null, bucket = null, compact = false, until = null }) {
   const ext = extent(points);
   const axis = valueAxis(ext ? ext[0] : 0, ext ? ext[1] : 1, height < 200 ? 4 : 5);
   const yLabels = axis.ticks.map((v) => tickLabel(v, axis.decimals));
@@ -529,7 +565,7 @@ export function chartLayout({ width, height, from, to, points, markers = [], cur
   return {
     width, height, plot, x, y, axis, xTicks, yTicks,
     band: bandPath(points, x, y, gap),
-    line: linePath(points, x, y, gap),
+    line: linePath(points, x, y, gap, until),
     markers: placeMarkers(markers, from, to, x),
     cursor: cursor != null && cursor >= from && cursor <= to ? x(cursor) : null,
     cursorTime: cursor != null && cursor >= from && cursor <= to ? cursor : null,
@@ -543,6 +579,9 @@ function escapeXML(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]);
 }
 
+/** The markers a file lists under its chart, at most. */
+const FILE_MARKERS = 12;
+
 /** The colours of a drawn chart (the page passes its own, light or dark). */
 export const LIGHT_PALETTE = Object.freeze({
   background: "#ffffff", text: "#111827", muted: "#556070", grid: "#e2e5eb",
@@ -552,7 +591,8 @@ export const LIGHT_PALETTE = Object.freeze({
 
 /**
  * The chart as SVG markup. `inline`: a standalone file (XML declaration,
- * namespace, a background and every colour in a `style` attribute); else
+ * namespace, a background, the title over the chart and the numbered
+ * markers' words under it, every colour in a `style` attribute); else
  * the page's own drawing, styled by classes (the page's CSS sets the
  * colours, light or dark, and its security policy allows no style attributes).
  */
@@ -561,9 +601,6 @@ export function chartSVG(layout, { title = "", unit = "", palette = LIGHT_PALETT
   const look = (cls, style) => (inline ? ` style="${escapeXML(style)}"` : ` class="${cls}"`);
   const { plot, width, height } = layout;
   const parts = [];
-  if (inline) {
-    parts.push(`<rect x="0" y="0" width="${width}" height="${height}"${look("", `fill:${p.background}`)}/>`);
-  }
   const grid = layout.yTicks.map((t) => `<line x1="${plot.left}" x2="${plot.right}" y1="${num(t.y)}" y2="${num(t.y)}"${look("chart-grid", `stroke:${p.grid};stroke-width:1`)}/>`);
   const yText = layout.yTicks.map((t) => `<text x="${plot.left - 6}" y="${num(t.y + 4)}" text-anchor="end"${look("chart-tick", `fill:${p.muted};font:12px ${p.font}`)}>${escapeXML(t.label)}</text>`);
   const xText = layout.xTicks.map((t) => `<line x1="${num(t.x)}" x2="${num(t.x)}" y1="${plot.bottom}" y2="${plot.bottom + 4}"${look("chart-axis", `stroke:${p.muted};stroke-width:1`)}/>`
@@ -574,10 +611,13 @@ export function chartSVG(layout, { title = "", unit = "", palette = LIGHT_PALETT
   if (unit) parts.push(`<text x="${plot.left - 6}" y="13" text-anchor="end"${look("chart-unit", `fill:${p.muted};font:600 12px ${p.font}`)}>${escapeXML(unit)}</text>`);
   if (layout.band) parts.push(`<path d="${layout.band}"${look("chart-band", `fill:${p.band};stroke:none`)}/>`);
   if (layout.line) parts.push(`<path d="${layout.line}"${look("chart-line", `fill:none;stroke:${p.line};stroke-width:2;stroke-linejoin:round;stroke-linecap:round`)}/>`);
-  const markers = layout.markers.map((m) => {
+  const markers = layout.markers.map((m, i) => {
     const y0 = plot.top + m.row * 7;
     const text = escapeXML(markerText(m));
-    return `<g${inline ? "" : ` class="chart-marker" data-key="${escapeXML(m.key)}"`}><title>${text}</title>`
+    // A file has no tooltips: its markers are numbered, and listed under the chart.
+    const number = inline && i < FILE_MARKERS
+      ? `<text x="${num(m.x)}" y="${num(y0 - 9)}" text-anchor="middle"${look("", `fill:${p.marker};font:700 10px ${p.font}`)}>${i + 1}</text>` : "";
+    return `<g${inline ? "" : ` class="chart-marker" data-key="${escapeXML(m.key)}"`}><title>${text}</title>${number}`
       + `<line x1="${num(m.x)}" x2="${num(m.x)}" y1="${plot.top}" y2="${plot.bottom + 6}"${look("chart-marker-line", `stroke:${p.marker};stroke-width:1.5;stroke-dasharray:3 2`)}/>`
       + `<path d="M${num(m.x - 4)} ${num(y0 - 6)}H${num(m.x + 4)}L${num(m.x)} ${num(y0)}Z"${look("chart-marker-head", `fill:${p.marker}`)}/>`
       + (inline ? "" : `<line x1="${num(m.x)}" x2="${num(m.x)}" y1="${plot.top - 8}" y2="${plot.bottom + 6}" class="chart-marker-hit"/>`)
@@ -591,8 +631,22 @@ export function chartSVG(layout, { title = "", unit = "", palette = LIGHT_PALETT
   }
   const body = parts.join("");
   if (!inline) return body;
+  // The file: the title over the chart, the numbered markers' words under it.
+  const head = title ? 34 : 8;
+  const listed = layout.markers.slice(0, FILE_MARKERS);
+  const more = layout.markers.length - listed.length;
+  const lines = listed.map((m, i) => `${i + 1}  ${markerText(m)}`);
+  if (more > 0) lines.push(`and ${more} more`);
+  const foot = lines.length ? 12 + 18 * lines.length : 0;
+  const total = head + height + foot;
+  const out = [`<rect x="0" y="0" width="${width}" height="${total}"${look("", `fill:${p.background}`)}/>`];
+  if (title) out.push(`<text x="${plot.left - 6}" y="22"${look("", `fill:${p.text};font:650 15px ${p.font}`)}>${escapeXML(title)}</text>`);
+  out.push(`<g transform="translate(0 ${head})">${body}</g>`);
+  lines.forEach((line, i) => {
+    out.push(`<text x="${plot.left - 6}" y="${head + height + 18 * (i + 1)}"${look("", `fill:${i < listed.length ? p.text : p.muted};font:12px ${p.font}`)}>${escapeXML(line)}</text>`);
+  });
   const heading = title ? `<title>${escapeXML(title)}</title>` : "";
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img"${title ? ` aria-label="${escapeXML(title)}"` : ""}>${heading}${body}</svg>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${total}" viewBox="0 0 ${width} ${total}" role="img"${title ? ` aria-label="${escapeXML(title)}"` : ""}>${heading}${out.join("")}</svg>\n`;
 }
 
 /** The series as CSV: a header `time,min,max,last`, then one row per point with its ISO 8601 UTC time. */

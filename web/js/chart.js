@@ -271,7 +271,7 @@ export class ChartPanel {
     const [from, to] = this.span(now);
     const plotGuess = Math.max(1, width - 60);
     this.drawn = decimate(this.data.points(from, to), from, to, plotGuess);
-    const layout = chartLayout({ width, height, from, to, points: this.drawn, markers: this.markers(), cursor, bucket: this.data.base?.width ?? null, compact: width < 520 });
+    const layout = chartLayout({ width, height, from, to, points: this.drawn, markers: this.markers(), cursor, bucket: this.data.base?.width ?? null, compact: width < 520, until: to });
     layout.cursorWanted = cursor;
     layout.from = from;
     layout.to = to;

@@ -7,8 +7,8 @@
 // are kept as the chart's live markers. The page calls `message` with every
 // frame before the model applies it, and `render` from its own render.
 
-import { h, setAttr, svg } from "./dom.js";
-import { SPARK_SPAN_MS, SeriesData, bandPath, decimate, extent, gapFor, hasSeries, linePath, linearScale, plotValue } from "./chart-math.js";
+import { h, setAttr, setText, svg } from "./dom.js";
+import { SPARK_SPAN_MS, SeriesData, bandPath, decimate, extent, gapFor, hasSeries, linePath, linearScale, plotValue, sparkSpan } from "./chart-math.js";
 import { ChartPanel } from "./chart.js";
 import { SeriesClient } from "./series.js";
 
@@ -44,8 +44,9 @@ class Sparkline {
       onclick: () => onOpen(this.button),
     }, chartIcon(), h("span", { class: "chart-open-text" }, "Chart"));
     // The curve itself opens the chart too (for a pointer; the button is the way in for keys and screen readers).
+    this.spanText = h("span", { class: "spark-span" }, "10 min");
     this.box = h("div", { class: "spark-box", "aria-hidden": "true", onclick: () => onOpen(this.button) },
-      this.svg, h("span", { class: "spark-span" }, "10 min"));
+      this.svg, this.spanText);
     this.el = h("div", { class: "plot-strip", "data-empty": "true" }, this.box, this.button);
     const before = section.querySelector(":scope > .control-changed");
     if (before) before.before(this.el);
@@ -59,8 +60,11 @@ class Sparkline {
   }
 
   draw(data, now) {
-    const from = now - SPARK_SPAN_MS;
-    const points = decimate(data.points(from, now), from, now, SPARK_W / 2);
+    const all = data.points(now - SPARK_SPAN_MS, now);
+    const { span, label } = sparkSpan(all[0]?.[0], now);
+    setText(this.spanText, label);
+    const from = now - span;
+    const points = decimate(all.filter((p) => p[0] >= from), from, now, SPARK_W / 2);
     this.el.dataset.empty = points.length ? "false" : "true";
     this.svg.dataset.points = String(points.length);
     if (!points.length) {
@@ -76,9 +80,9 @@ class Sparkline {
     }
     const x = linearScale(from, now, 0, SPARK_W);
     const y = linearScale(lo, hi, SPARK_H - 3, 3);
-    const gap = gapFor(data.base?.width, SPARK_SPAN_MS);
+    const gap = gapFor(data.base?.width, span);
     setAttr(this.band, "d", bandPath(points, x, y, gap));
-    setAttr(this.line, "d", linePath(points, x, y, gap));
+    setAttr(this.line, "d", linePath(points, x, y, gap, now));
   }
 }
 

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import {
   LIGHT_PALETTE, SeriesData, bandPath, chartLayout, chartSVG, cleanPoints, decimate, exportName, extent, hasSeries,
   historyMarkers, indexAtOrBefore, linePath, linearScale, markerNear, markerText, mergeMarkers, nearestIndex,
-  niceStep, placeMarkers, scrubTime, plotValue, readoutText, segments, seriesCSV, seriesNumber, sinceFor, stateText, timeTicks,
+  niceStep, placeMarkers, scrubTime, sparkSpan, tickStep, plotValue, readoutText, segments, seriesCSV, seriesNumber, sinceFor, stateText, timeTicks,
   valueAxis, whoText,
 } from "../js/chart-math.js";
 
@@ -76,7 +76,22 @@ test("nice steps are 1, 2 or 5 times a power of ten", () => {
   assert.deepEqual([0.0075, 0.012, 0.3, 3, 4, 7, 26, 1e6 + 1].map(niceStep), [0.01, 0.02, 0.5, 5, 5, 10, 50, 2e6]);
 });
 
+test("tick steps are the nearest 1, 2 or 5 times a power of ten", () => {
+  assert.deepEqual([5.75, 0.8, 0.01, 1.3, 1.5, 3.3, 7.5, 0].map(tickStep), [5, 1, 0.01, 1, 2, 5, 10, 1]);
+});
+
+test("a young series' sparkline spans the shortest of 30 s, 1, 2, 5 and 10 min that holds it", () => {
+  assert.deepEqual(sparkSpan(T0 - 14000, T0), { span: 30000, label: "30 s" });
+  assert.deepEqual(sparkSpan(T0 - 45000, T0), { span: 60000, label: "1 min" });
+  assert.deepEqual(sparkSpan(T0 - 4 * 60000, T0), { span: 300000, label: "5 min" });
+  assert.deepEqual(sparkSpan(T0 - 3600000, T0), { span: 600000, label: "10 min" });
+  assert.deepEqual(sparkSpan(undefined, T0), { span: 600000, label: "10 min" });
+});
+
 test("the value axis has nice ends around the data, written to the step's decimals", () => {
+  const wave = valueAxis(-41, -18, 5);
+  assert.equal(wave.step, 5, "a wave from -41 to -18 dB: ticks every 5, not every 10");
+  assert.deepEqual([wave.lo, wave.hi], [-45, -15]);
   const a = valueAxis(0.3, 0.33, 4);
   assert.equal(a.step, 0.01);
   assert.deepEqual(a.ticks, [0.3, 0.31, 0.32, 0.33]);
@@ -166,15 +181,18 @@ test("a series is the fetched points, then the live values that arrived after th
   assert.equal(only.base, null);
 });
 
-test("paths: a band along the maxima and back, the line through the last values, broken at gaps", () => {
+test("paths: a band along the maxima and back (broken at gaps), the line through the last values", () => {
   const x = (t) => t;
   const y = (v) => 100 - v;
   const pts = [[0, 1, 3, 2], [10, 2, 4, 3], [20, 0, 5, 5]];
   assert.equal(linePath(pts, x, y), "M0 98L10 97L20 95");
   assert.equal(bandPath(pts, x, y), "M0 97L10 96L20 95L20 100L10 98L0 99Z");
   assert.equal(segments([...pts, [100, 1, 1, 1]], 30).length, 2);
-  assert.equal(linePath([...pts, [100, 1, 1, 1]], x, y, 30), "M0 98L10 97L20 95M98.5 99H101.5", "a lone point is a dash");
-  assert.equal(linePath([], x, y), "");
+  assert.equal(linePath([...pts, [100, 1, 1, 1]], x, y, 30), "M0 98L10 97L20 95L100 95L100 99", "across a gap the value holds, then steps");
+  assert.equal(linePath(pts, x, y, Infinity, 50), "M0 98L10 97L20 95L50 95", "and runs on to now");
+  assert.equal(linePath([[5, 1, 2, 1]], x, y), "M3.5 99H6.5", "a lone point is a dash");
+  assert.equal(linePath([[5, 1, 2, 1]], x, y, Infinity, 50), "M5 99L50 99", "or a line to now");
+  assert.equal(linePath([], x, y, Infinity, 50), "");
   assert.match(bandPath([[5, 1, 2, 1]], x, y), /^M3\.5 98H6\.5V99H3\.5Z$/);
 });
 
@@ -275,11 +293,17 @@ test("the exported SVG is one well-formed standalone document with inline styles
   const layout = chartLayout({ width: 640, height: 300, from: T0 - 1000, to: T0 + 2000, points, markers: [marker], cursor: T0 + 100 });
   const file = chartSVG(layout, { title: "Loss & co <train>", unit: "nats", inline: true });
   assertWellFormedXML(file);
-  assert.match(file, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="640" height="300"/);
+  assert.match(file, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" width="640" height="(\d+)"/);
+  assert.equal(Number(/height="(\d+)"/.exec(file)[1]), 34 + 300 + 12 + 18, "the title above, one marker's line below");
+  assert.ok(file.includes(">1  Ann &lt;&amp;&gt; &quot;Q&quot; · Learning rate 0.01 → 0.003"), "the marker listed, numbered");
   assert.match(file, /<title>Loss &amp; co &lt;train&gt;<\/title>/);
   assert.ok(file.includes(`style="fill:none;stroke:${LIGHT_PALETTE.line}`), "the line's colour inline");
-  assert.ok(file.includes("Ann &lt;&amp;&gt; &quot;Q&quot; · Learning rate 0.01 → 0.003"), "the marker's words, escaped");
+  assert.ok(file.includes("<title>Ann &lt;&amp;&gt; &quot;Q&quot; · Learning rate 0.01 → 0.003"), "the marker's words, escaped");
   assert.ok(!/class=/.test(file), "no classes: nothing outside the file styles it");
+  const many = Array.from({ length: 14 }, (_, i) => ({ ...marker, key: `${i}:lr`, rev: i, time: T0 - 900 + i * 100 }));
+  const crowded = chartSVG(chartLayout({ width: 640, height: 300, from: T0 - 1000, to: T0 + 2000, points, markers: many }), { inline: true });
+  assertWellFormedXML(crowded);
+  assert.ok(crowded.includes(">12  Ann") && !crowded.includes(">13  Ann") && crowded.includes(">and 2 more<"), "twelve listed, the rest counted");
   const dark = chartSVG(layout, { inline: true, palette: { background: "#181b23", line: "#8b85ff" } });
   assert.ok(dark.includes("fill:#181b23") && dark.includes("stroke:#8b85ff"));
   const page = chartSVG(layout, { unit: "nats" });
