@@ -94,6 +94,13 @@ def js(page, script: str, *args):
     return page.driver.execute_script(script, *args)
 
 
+def drawn(page, css: str, attr: str | None = None) -> list[str]:
+    """The text (or an attribute) of every element matching `css`, read in one go: the chart's drawing
+    is replaced as it slides, so an element found by one command may be gone by the next."""
+    return js(page, """return [...document.querySelectorAll(arguments[0])]
+        .map((el) => (arguments[1] ? el.getAttribute(arguments[1]) : el.textContent));""", css, attr)
+
+
 def readout(page) -> str:
     return page.find(".chart-readout").get_attribute("textContent")
 
@@ -158,19 +165,19 @@ def test_the_chart_shows_the_published_curve_and_marks_the_browsers_change(synth
 
     button = open_chart(ann)
     zoom(ann, "minute")
-    ann.wait(lambda: vertices(ann.find(".chart-line").get_attribute("d")) >= 30,
-             what=lambda: f"the curve with 30 points or more (now {vertices(ann.find('.chart-line').get_attribute('d'))})")
-    assert ann.find(".chart-band").get_attribute("d")
-    ticks = [t.get_attribute("textContent") for t in ann.all(".chart-static text.chart-tick")]
+    line = lambda: (drawn(ann, ".chart-line", "d") or [""])[0]  # noqa: E731
+    ann.wait(lambda: vertices(line()) >= 30, what=lambda: f"the curve with 30 points or more (now {vertices(line())})")
+    assert drawn(ann, ".chart-band", "d")[0]
+    ticks = drawn(ann, ".chart-static text.chart-tick")
     assert any(re.fullmatch(CLOCK, t) for t in ticks), f"time ticks: {ticks}"
-    assert ann.find(".chart-unit").get_attribute("textContent") == "dB"
+    assert drawn(ann, ".chart-unit") == ["dB"]
 
     # The marker: the browser person and the slider, before → after, at the commit's time.
     ann.wait(lambda: [t for t in change_texts(ann) if MARKER.match(t)], what=lambda: f"Ann's changes listed (now {change_texts(ann)})")
     ann.wait(lambda: [(m.group(1), m.group(2)) for m in map(MARKER.match, change_texts(ann)) if m] == [("20", "21"), ("21", "22")],
              what=lambda: f"both commits, in order (now {change_texts(ann)})")
     assert not any("Output level" in t for t in change_texts(ann)), "the plotted gauge's own commits are the curve, not markers"
-    titles = [t.get_attribute("textContent") for t in ann.all(".chart-marker title")]
+    titles = drawn(ann, ".chart-marker title")
     assert any(MARKER.match(t) for t in titles), f"the markers' tooltips: {titles}"
     assert int(ann.find(".chart-svg").get_attribute("data-markers")) >= 2
 
@@ -210,7 +217,7 @@ def test_the_chart_shows_the_published_curve_and_marks_the_browsers_change(synth
     ann.scroll_to(first).click()
     ann.wait(lambda: MARKER.match(readout(ann).split(" — ")[0]), what=lambda: f"the read-out at the marker (now {readout(ann)!r})")
     assert readout(ann).endswith(" dB then")
-    assert ann.all(".chart-marker.is-active"), "the marker is highlighted"
+    assert drawn(ann, ".chart-marker.is-active title"), "the marker is highlighted"
 
     # The timeline's scrub moves a cursor on the open chart, at the viewed moment's time.
     slider = ann.find("#timeline-slider")
@@ -219,8 +226,8 @@ def test_the_chart_shows_the_published_curve_and_marks_the_browsers_change(synth
     ann.keys(Keys.ARROW_LEFT, Keys.ARROW_LEFT, Keys.ARROW_LEFT)
     ann.wait(lambda: ann.find(".timeline-banner").is_displayed(), what="viewing a past moment")
     banner = lambda: ann.find(".timeline-banner-text").text  # noqa: E731
-    ann.wait(lambda: ann.exists(".chart-cursor-label") and re.fullmatch(rf"viewing {CLOCK} — not live", banner())
-             and ann.find(".chart-cursor-label").get_attribute("textContent") == banner().removesuffix(" — not live"),
+    ann.wait(lambda: re.fullmatch(rf"viewing {CLOCK} — not live", banner())
+             and drawn(ann, ".chart-cursor-label") == [banner().removesuffix(" — not live")],
              what=lambda: f"the chart's cursor at the banner's time (banner {banner()!r})")
     ann.keys(Keys.ESCAPE)  # back to live: the cursor goes
     ann.wait(lambda: not ann.exists(".chart-cursor"), what="no cursor once live again")
@@ -304,3 +311,31 @@ def test_series_controls_get_sparklines_and_others_do_not(server, browser):
     with_spark = lambda: sorted(s.get_attribute("data-control") for s in page.all("section.control") if s.find_elements("css selector", ".spark"))  # noqa: E731
     page.wait(lambda: with_spark() == ["loss", "lr"], what=lambda: f"sparklines on loss and lr only (now {with_spark()})")
     assert page.find('section[data-control="lr"] button.chart-open').get_attribute("aria-label") == "Chart of Learning rate"
+
+
+def series_requests(page) -> int:
+    return js(page, "return performance.getEntriesByType('resource').filter((e) => e.name.includes('/series/level')).length;")
+
+
+@pytest.mark.tandem_data("file")
+def test_a_reconnect_seeds_the_sparkline_again_from_the_series(synth, browser):
+    server = synth
+    loop = Publisher(server)  # a few seconds of values, then the loop stops (the restart would refuse its writes)
+    wait_until(lambda: loop.count >= 60, what="60 values published")
+    loop.stop()
+    assert not loop.errors, loop.errors[:5]
+    page = browser("Ann", room=ROOM)
+    line = lambda: (drawn(page, f"{LEVEL} .spark-line", "d") or [""])[0]  # noqa: E731
+    page.wait(lambda: vertices(line()) >= 20, what=lambda: f"the sparkline seeded from the series (now {vertices(line())} points)")
+    asked = series_requests(page)
+    server.stop()
+    page.wait(lambda: page.connection_state() == "reconnecting", what="the page reconnecting")
+    server.start()
+    page.wait_open()
+    page.wait(lambda: series_requests(page) > asked, what="the series asked for again after the new welcome")
+    # The series survived the restart: the curve is back, and grows with the next values.
+    page.wait(lambda: vertices(line()) >= 20, what="the curve after the reconnect")
+    drawn_points = lambda: int(drawn(page, f"{LEVEL} .spark", "data-points")[0])  # noqa: E731
+    before = drawn_points()
+    server.put("level", -20, room=ROOM)
+    page.wait(lambda: drawn_points() > before, what=lambda: f"the live value added (points {before} → {drawn_points()})")

@@ -8,7 +8,7 @@
 // frame before the model applies it, and `render` from its own render.
 
 import { h, setAttr, setText, svg } from "./dom.js";
-import { SPARK_SPAN_MS, SeriesData, bandPath, decimate, extent, gapFor, hasSeries, linePath, linearScale, plotValue, sparkSpan } from "./chart-math.js";
+import { SPARK_SPAN_MS, SeriesData, bandPath, cleanPoints, decimate, extent, gapFor, hasSeries, linePath, linearScale, plotValue, sparkSpan } from "./chart-math.js";
 import { ChartPanel } from "./chart.js";
 import { SeriesClient } from "./series.js";
 
@@ -180,7 +180,15 @@ export class Plots {
     }
     if (this.chart.isOpen) this.chart.load();
     await Promise.all(ids.map(async (id) => {
-      const answer = await this.client.series(id, { from: now - SPARK_SPAN_MS, points: this.sparks.get(id)?.points ?? 150 });
+      const points = this.sparks.get(id)?.points ?? 150;
+      let answer = await this.client.series(id, { from: now - SPARK_SPAN_MS, points });
+      // A young series is drawn over a shorter span (sparkSpan): ask again for that span, at a finer resolution.
+      const oldest = answer.ok ? cleanPoints(answer.points)[0]?.[0] : undefined;
+      const { span } = sparkSpan(oldest, now);
+      if (answer.ok && span < SPARK_SPAN_MS && asked === this.seedAsked) {
+        const finer = await this.client.series(id, { from: now - span, points });
+        if (finer.ok && finer.points.length > answer.points.length) answer = finer;
+      }
       if (asked !== this.seedAsked) return;
       this.answers.set(id, answer);
       if (answer.ok) this.sparkOf(id).seed(answer);
