@@ -258,10 +258,10 @@ def test_the_chart_shows_the_published_curve_and_marks_the_browsers_change(synth
              and js(ann, "return document.querySelector('.chart-svg').getBoundingClientRect().width;") > 300,
              what="the chart as wide as the phone's panel")
     assert js(ann, "return document.documentElement.scrollWidth;") <= 390, "nothing wider than the phone"
-    ann.scroll_to(ann.find(".chart-panel"))
     js(ann, "document.querySelector('.chart-panel').scrollIntoView({block: 'start'});")
     ann.frames()
     ann.screenshot("plots-chart-phone.png")
+    ann.screenshot("plots-card-phone.png", ann.section("level"))
     ann.set_viewport(1280, 900)
     dark(ann, True)
     ann.frames()
@@ -276,7 +276,7 @@ def test_the_chart_shows_the_published_curve_and_marks_the_browsers_change(synth
     ann.keys(Keys.ESCAPE)
     ann.wait(lambda: not ann.find(".chart-panel").is_displayed(), what="the chart closed")
     ann.wait(lambda: js(ann, "return document.activeElement === arguments[0];", button), what="the focus back on the Chart button")
-    assert button.get_attribute("aria-expanded") == "false"
+    ann.wait(lambda: button.get_attribute("aria-expanded") == "false", what="the button says the chart is closed")
 
 
 @pytest.mark.tandem_data("file")

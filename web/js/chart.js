@@ -182,6 +182,7 @@ export class ChartPanel {
     clearTimeout(this.sayTimer);
     clearInterval(this.slideTimer);
     this.button?.focus();
+    this.onChange();
   }
 
   setZoom(zoom) {
