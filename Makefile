@@ -141,7 +141,7 @@ test-python: venv
 # storage, a server with --data :memory:, and --event-loop poll (a cluster needs uv).
 CLUSTER_PROTOCOL_TESTS := messages rejects presence welcome undo control_kinds fanout disconnect \
 	close_codes auth rate_limit slow_reader keepalive room_limits rooms_admin http logs origins ws_edges \
-	abuse_replay http_hardening lobby_api tls presets timeline room_scope
+	abuse_replay http_hardening lobby_api tls presets timeline room_scope reset claims
 test-cluster-protocol: venv
 	$(SWIFT) build --product tandem
 	TANDEM_TEST_CLUSTER=1 $(VENV)/bin/python -m pytest -q -k "not poll and not memory_server" \

@@ -48,6 +48,17 @@ public struct ControlHandle: Sendable {
         try await room.send([JSONMember("type", .string("reset")), JSONMember("control", .string(id))], resend: true)
     }
 
+    /// Claims the control: until `release()` (or this session leaves, or 5
+    /// minutes without touching it) others' writes to it fail with `claimed`.
+    public func claim() async throws {
+        try await room.send([JSONMember("type", .string("claim")), JSONMember("control", .string(id))], resend: false)
+    }
+
+    /// Lets this session's claim of the control go (an admin's lets anyone's go).
+    public func release() async throws {
+        try await room.send([JSONMember("type", .string("release")), JSONMember("control", .string(id))], resend: false)
+    }
+
     /// Begins a gesture on `thumb` (default: the control's first thumb); throws
     /// `busy` naming the holder when another client holds it.
     public func drag(thumb: Thumb? = nil) async throws -> Drag {

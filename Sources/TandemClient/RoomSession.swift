@@ -387,6 +387,8 @@ public final class RoomSession: @unchecked Sendable {
                 guard let id = entry["control"]?.stringValue, let stateJSON = entry["state"],
                       case let .success(state)? = validator?.check(control: id, state: stateJSON) else { continue }
                 let rev = entry["rev"]?.numberValue.map { Int($0) } ?? revision
+                // A claim taken or let go is an entry at the revision and state already held: not a commit.
+                if revisions[id] == rev && states[id] == state { continue }
                 states[id] = state
                 revisions[id] = rev
                 let by = entry["by"]?.stringValue

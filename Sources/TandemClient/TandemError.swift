@@ -9,6 +9,8 @@ public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
     case readOnly(String)
     /// The thumb is held by another client's gesture: its id and display name.
     case busy(holder: String, holderName: String?, message: String)
+    /// Someone claimed the control ("only I move this"): its holder's id and display name.
+    case claimed(holder: String, holderName: String?, message: String)
     case noGesture(String)
     case badMessage(String)
     case unauthorized(String)
@@ -37,6 +39,7 @@ public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
         case "rate_limited": .rateLimited(message)
         case "read_only": .readOnly(message)
         case "busy": .busy(holder: holder ?? "", holderName: holderName, message: message)
+        case "claimed": .claimed(holder: holder ?? "", holderName: holderName, message: message)
         case "no_gesture": .noGesture(message)
         case "unauthorized": .unauthorized(message)
         case "unavailable": .unavailable(message)
@@ -48,6 +51,7 @@ public enum TandemError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case let .busy(holder, name, message): "busy: held by \(name ?? holder) (\(holder)): \(message)"
+        case let .claimed(holder, name, message): "claimed by \(name ?? holder) (\(holder)): \(message)"
         case let .refused(code, reason): "refused with close \(code): \(reason)"
         case .connectionLost: "the connection was lost before the server acknowledged"
         case .closed: "the room session was closed"

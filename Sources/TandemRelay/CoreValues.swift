@@ -9,7 +9,7 @@ enum CoreValues {
 
     /// A delta's changes carry no stamp between nodes (RoomDelta.changes): 0.
     static func change(controlIndex: Int, control: String, state: ControlState, revision: Int,
-                       by: ClientID?) -> ControlChange {
-        ControlChange(controlIndex: controlIndex, control: control, state: state, revision: revision, by: by, stamp: 0)
+                       by: ClientID?, claim: ClientID?) -> ControlChange {
+        ControlChange(controlIndex: controlIndex, control: control, state: state, revision: revision, by: by, claim: claim, stamp: 0)
     }
 }

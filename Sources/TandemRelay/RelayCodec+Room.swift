@@ -14,6 +14,7 @@ extension RelayWriter {
             state(change.state)
             signed(change.revision)
             optionalClient(change.by)
+            optionalClient(change.claim)
         }
         gestures(delta.gestures)
         peers(delta.joined)
@@ -51,6 +52,7 @@ extension RelayWriter {
             state(control.state)
             signed(control.revision)
             optionalClient(control.by)
+            optionalClient(control.claim)
         }
         gestures(snapshot.gestures)
         peers(snapshot.peers)
@@ -88,7 +90,7 @@ struct RoomReading {
 
 extension RelayReader {
     // The fewest bytes each entry can take, so a count can be checked against the input left.
-    private static let minChange = 5, minGesture = 6, minPeer = 3, minAck = 2, minReject = 5, minAdmission = 6, minControl = 3
+    private static let minChange = 6, minGesture = 6, minPeer = 3, minAck = 2, minReject = 5, minAdmission = 6, minControl = 4
 
     mutating func delta(_ room: RoomReading) throws(RelayDecodeError) -> RoomDelta {
         let revision = try signed("the delta's revision")
@@ -100,7 +102,8 @@ extension RelayReader {
             let state = try state("change \(n)'s state", of: control, validator: room.validator)
             changes.append(CoreValues.change(controlIndex: index, control: control.id, state: state,
                                              revision: try signed("change \(n)'s revision"),
-                                             by: try optionalClient("change \(n)'s author")))
+                                             by: try optionalClient("change \(n)'s author"),
+                                             claim: try optionalClient("change \(n)'s claim")))
         }
         let gestures = try gestures(room)
         let joined = try peers("joined")
@@ -147,7 +150,8 @@ extension RelayReader {
         for control in room.schema.controls {
             let state = try state("control \(control.id)'s state", of: control, validator: room.validator)
             controls.append(CommittedControl(state: state, revision: try signed("control \(control.id)'s revision"),
-                                             by: try optionalClient("control \(control.id)'s author")))
+                                             by: try optionalClient("control \(control.id)'s author"),
+                                             claim: try optionalClient("control \(control.id)'s claim")))
         }
         let gestures = try gestures(room)
         let peers = try peers("peers")

@@ -4,7 +4,7 @@ import TandemWire
 /// The binary format of the messages between the nodes of a cluster
 /// (docs/relay-format.md), carried as Redis pub/sub payloads.
 ///
-/// A message is the magic-and-version byte `0xE1`, a kind byte, then the
+/// A message is the magic-and-version byte `0xE2`, a kind byte, then the
 /// kind's fields in the order below; nothing may follow the last field.
 ///
 /// | item      | encoding                                                              |
@@ -33,12 +33,12 @@ import TandemWire
 /// | part        | fields                                                                            |
 /// |-------------|-----------------------------------------------------------------------------------|
 /// | header      | `int` epoch, `int` sequence, `string` owner                                       |
-/// | change      | `int` control index, `string` control id, `state`, `int` revision, `client?` by   |
+/// | change      | `int` control index, `string` control id, `state`, `int` revision, `client?` by, `client?` claim |
 /// | gesture     | `int` control index, `string` control id, `tag` thumb, `string` by, `tag` phase, `state` |
 /// | ack         | `string` client, `int` seq                                                        |
 /// | reject      | `string` to, `int` seq, `tag` code, `string` message, `client?` holder            |
 /// | admission   | `peer`, `tag` role, `bool` announced, `int` ack                                   |
-/// | control     | `state`, `int` revision, `client?` by — one per schema control, in schema order   |
+/// | control     | `state`, `int` revision, `client?` by, `client?` claim — one per schema control, in schema order |
 ///
 /// Every `Int` of the messages is an `int` (zig-zag), so any value encodes;
 /// only lengths and counts are `uint`. A change's `stamp` is not carried
@@ -50,8 +50,9 @@ import TandemWire
 /// round-trip form); NaN and infinities have no JSON form and are refused
 /// (no legal state has them).
 public enum RelayCodec {
-    /// The first byte of every message: relay format, version 1.
-    public static let magic: UInt8 = 0xE1
+    /// The first byte of every message: relay format, version 2 (version 1,
+    /// `0xE1`, had no claims in changes and controls). A node refuses another version's messages.
+    public static let magic: UInt8 = 0xE2
 
     /// Kind bytes of requests.
     public static let registerKind: UInt8 = 0x01

@@ -93,6 +93,7 @@ extension RejectCode {
         case .unknownPreset: 10
         case .unavailable: 11
         case .unknown: 12
+        case .claimed: 13
         }
     }
 
@@ -111,6 +112,7 @@ extension RejectCode {
         case 10: self = .unknownPreset
         case 11: self = .unavailable
         case 12: self = .unknown
+        case 13: self = .claimed
         default: return nil
         }
     }

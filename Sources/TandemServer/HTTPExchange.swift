@@ -95,13 +95,13 @@ enum HTTPAnswer {
     }
 
     /// A room's reject to a write over HTTP: `{"code", "message"[, "holder"]}`
-    /// with 404 for an unknown control, 403 forbidden, 409 busy,
+    /// with 404 for an unknown control, 403 forbidden, 409 busy and claimed,
     /// 503 unavailable (nothing changed) and unknown (it may have been applied), else 400.
     static func reject(_ reject: Reject) -> HTTPAnswer {
         let status = switch reject.code {
         case .unknownControl: 404
         case .forbidden: 403
-        case .busy: 409
+        case .busy, .claimed: 409
         case .unavailable, .unknown: 503
         default: 400
         }

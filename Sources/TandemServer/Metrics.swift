@@ -44,7 +44,7 @@ final class Metrics {
         out.metric("tandem_rooms", "gauge", "Rooms served.", [("", rooms)])
         out.metric("tandem_room_members", "gauge", "People in all rooms.", [("", members)])
         out.metric("tandem_messages_in_total", "counter", "Client messages received, by type (invalid: not decodable).",
-                   ["drag", "set", "step", "undo", "redo", "reset", "auth", "invalid"].map { ("{type=\"\($0)\"}", messagesIn[$0, default: 0]) })
+                   ["drag", "set", "step", "undo", "redo", "reset", "claim", "release", "auth", "invalid"].map { ("{type=\"\($0)\"}", messagesIn[$0, default: 0]) })
         out.metric("tandem_rejects_total", "counter", "Messages rejected, by code.",
                    RejectCode.allCases.map { ("{code=\"\($0.rawValue)\"}", rejects[$0, default: 0]) })
         out.metric("tandem_closes_total", "counter", "WebSocket closes, by close code.",

@@ -286,6 +286,8 @@ extension Operation {
         case .redo: "redo"
         case .batch: "batch"
         case .reset: "reset"
+        case .claim: "claim"
+        case .release: "release"
         }
     }
 }

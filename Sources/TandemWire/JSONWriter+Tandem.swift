@@ -77,7 +77,8 @@ extension JSONWriter {
         append(byte: ASCII.closeBrace)
     }
 
-    /// `{"control":"size","state":{…},"rev":43,"by":"c3"}`, `by` only when known.
+    /// `{"control":"size","state":{…},"rev":43,"by":"c3","claim":"c5"}`, `by`
+    /// only when known, `claim` only while someone claims the control.
     public mutating func append(change: ControlChange) {
         append(raw: "{\"control\":")
         append(string: change.control)
@@ -88,6 +89,10 @@ extension JSONWriter {
         if let by = change.by {
             append(raw: ",\"by\":")
             append(string: by.rawValue)
+        }
+        if let claim = change.claim {
+            append(raw: ",\"claim\":")
+            append(string: claim.rawValue)
         }
         append(byte: ASCII.closeBrace)
     }
@@ -131,6 +136,10 @@ extension JSONWriter {
         if let by = snapshot.by {
             append(raw: ",\"by\":")
             append(string: by.rawValue)
+        }
+        if let claim = snapshot.claim {
+            append(raw: ",\"claim\":")
+            append(string: claim.rawValue)
         }
         append(byte: ASCII.closeBrace)
     }

@@ -37,8 +37,8 @@ struct MessageFields {
 
     /// Rules 2–6 of `MessageDecoder`; `seq` is the usable seq, if any.
     func decode(seq: Int?) -> Result<ClientMessage, WireRefusal> {
-        guard case let .string(type) = type, ["drag", "set", "step", "undo", "redo", "reset"].contains(type) else {
-            return .failure(WireRefusal(.badMessage, "type must be \"drag\", \"set\", \"step\", \"undo\", \"redo\", \"reset\", \"auth\", \"preset\" or \"restore\""))
+        guard case let .string(type) = type, ["drag", "set", "step", "undo", "redo", "reset", "claim", "release"].contains(type) else {
+            return .failure(WireRefusal(.badMessage, "type must be \"drag\", \"set\", \"step\", \"undo\", \"redo\", \"reset\", \"claim\", \"release\", \"auth\", \"preset\" or \"restore\""))
         }
         guard let seq else {
             return .failure(WireRefusal(.badMessage, "seq must be a whole number from 1 to 2^53"))
@@ -57,6 +57,8 @@ struct MessageFields {
         guard case let .string(control) = control else {
             return .failure(WireRefusal(.badMessage, "control must be a string"))
         }
+        if type == "claim" { return .success(ClientMessage(seq: seq, .claim(control: control))) }
+        if type == "release" { return .success(ClientMessage(seq: seq, .release(control: control))) }
         let operation = thumb().flatMap { thumb -> Result<Operation, WireRefusal> in
             switch type {
             case "drag": drag(control: control, thumb: thumb)

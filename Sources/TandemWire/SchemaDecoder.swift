@@ -104,7 +104,7 @@ public enum SchemaDecoder {
             case "operable": definition.operable = try field.numbers("[lo, hi]")
             case "minGap": definition.minGap = try field.number()
             case "state": definition.state = try state(field)
-            case "rev", "by":
+            case "rev", "by", "claim":
                 continue // a welcome's own fields
             default:
                 throw SchemaError(control: name, field: member.key, problem: .unknownField)

@@ -150,11 +150,12 @@ struct RejectCodeTests {
         #expect(acks.allSatisfy { $0 <= rejects.max() ?? 0 })
     }
 
-    @Test("the protocol's reject codes are exactly the ten of v1.1, presets' unknown_preset and the cluster's unavailable and unknown")
+    @Test("the protocol's reject codes are exactly the ten of v1.1, presets' unknown_preset, the cluster's unavailable and unknown, and claims' claimed")
     func codesMatchTheProtocol() {
         #expect(Set(RejectCode.allCases.map(\.rawValue)) == [
             "bad_message", "unknown_control", "unknown_thumb", "bad_value", "read_only",
             "busy", "no_gesture", "forbidden", "rate_limited", "unauthorized", "unknown_preset", "unavailable", "unknown",
+            "claimed",
         ])
     }
 }

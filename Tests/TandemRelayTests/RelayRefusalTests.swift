@@ -20,7 +20,7 @@ struct RelayRefusalTests {
     }
 
     private func delta(_ body: (ByteBuilder) -> Void) -> [UInt8] {
-        let b = ByteBuilder(0xE1, 0x11)
+        let b = ByteBuilder(RelayCodec.magic, 0x11)
         b.int(1).int(1).string("n")
         body(b)
         return b.bytes
@@ -169,22 +169,24 @@ struct RelayRefusalTests {
     @Test("unknown magic, kind and tag bytes are refused")
     func unknownTags() {
         for kind: UInt8 in [0x00, 0x06, 0x10, 0x11, 0x12, 0xFF] {
-            _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest([0xE1, kind, 1, 0x63]) }, "request kind \(kind)")
+            _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest([RelayCodec.magic, kind, 1, 0x63]) }, "request kind \(kind)")
         }
         for kind: UInt8 in [0x00, 0x01, 0x05, 0x10, 0x13, 0xFF] {
-            _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.peekPublication([0xE1, kind, 2, 2, 1, 0x6E]) }, "publication kind \(kind)")
+            _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.peekPublication([RelayCodec.magic, kind, 2, 2, 1, 0x6E]) }, "publication kind \(kind)")
         }
-        _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest([0xE2, 0x02, 1, 0x63]) })
+        // Version 1's magic: a node of the other version is refused, never misread.
+        _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest([0xE1, 0x02, 1, 0x63]) })
+        _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest([0xE3, 0x02, 1, 0x63]) })
         _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest([]) })
         // A role tag past admin.
-        let register = ByteBuilder(0xE1, 0x01)
+        let register = ByteBuilder(RelayCodec.magic, 0x01)
         register.string("n").string("c").string("x").raw(3).int(0)
         _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest(register.bytes) })
-        // A thumb past press, a phase past cancel, a reject code past unknown, a bool of 2, a presence byte of 2.
+        // A thumb past press, a phase past cancel, a reject code past claimed, a bool of 2, a presence byte of 2.
         let bad: [[UInt8]] = [
             delta { $0.int(1).uint(0).uint(1).int(3).string("gain").raw(10).string("c").raw(0).string(#"{"value":0.5}"#).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0) },
             delta { $0.int(1).uint(0).uint(1).int(3).string("gain").raw(0).string("c").raw(4).string(#"{"value":0.5}"#).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0) },
-            delta { $0.int(1).uint(0).uint(0).uint(0).uint(0).int(0).raw(0).uint(0).uint(1).string("c").int(1).raw(13).string("m").raw(0).uint(0) },
+            delta { $0.int(1).uint(0).uint(0).uint(0).uint(0).int(0).raw(0).uint(0).uint(1).string("c").int(1).raw(14).string("m").raw(0).uint(0) },
             delta { $0.int(1).uint(0).uint(0).uint(0).uint(0).int(0).raw(2).uint(0).uint(0).uint(0) },
             delta { $0.int(1).uint(1).int(3).string("gain").string(#"{"value":0.5}"#).int(1).raw(2).string("c").uint(0).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0) },
         ]
@@ -200,7 +202,7 @@ struct RelayRefusalTests {
     @Test("varints: overlong, non-minimal and past 64 bits are refused")
     func varints() {
         // acknowledge "c" with a hand-made seq varint.
-        func ack(_ varint: [UInt8]) -> [UInt8] { [0xE1, 0x04, 1, 0x63] + varint }
+        func ack(_ varint: [UInt8]) -> [UInt8] { [RelayCodec.magic, 0x04, 1, 0x63] + varint }
         #expect((try? RelayCodec.decodeRequest(ack([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]))) == .acknowledge(client: "c", seq: Int.min))
         _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest(ack([0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02])) }, "65 bits")
         _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest(ack([0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01])) }, "11 bytes")
@@ -211,19 +213,19 @@ struct RelayRefusalTests {
     @Test("lengths and counts past their caps or past the input are refused before anything is allocated")
     func caps() {
         // A string of 1 MiB + 1, all there: over the cap.
-        var long = ByteBuilder(0xE1, 0x05)
+        var long = ByteBuilder(RelayCodec.magic, 0x05)
         long.uint(1 << 20 + 1)
         var bytes = long.bytes + [UInt8](repeating: 0x61, count: 1 << 20 + 1)
         var error = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest(bytes) })
         #expect(error?.reason.contains("over the limit") == true, "\(String(describing: error))")
         // Exactly 1 MiB is fine.
-        long = ByteBuilder(0xE1, 0x05)
+        long = ByteBuilder(RelayCodec.magic, 0x05)
         long.uint(1 << 20)
         bytes = long.bytes + [UInt8](repeating: 0x61, count: 1 << 20)
         #expect((try? RelayCodec.decodeRequest(bytes)) == .wantSnapshot(node: String(repeating: "a", count: 1 << 20)))
         // Lengths the input cannot hold: a few bytes claiming exabytes.
         for length: UInt64 in [5, 1 << 20, UInt64(Int.max), UInt64.max] {
-            let b = ByteBuilder(0xE1, 0x03)
+            let b = ByteBuilder(RelayCodec.magic, 0x03)
             b.string("c").uint(length).raw(1, 2, 3)
             error = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest(b.bytes) }, "length \(length)")
             #expect(error?.offset == 4)
@@ -238,11 +240,11 @@ struct RelayRefusalTests {
     @Test("strings must be UTF-8; a message's bytes need not be")
     func utf8() {
         for invalid: [UInt8] in [[0xC3, 0x28], [0xFF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82]] {
-            var b = ByteBuilder(0xE1, 0x02)
+            var b = ByteBuilder(RelayCodec.magic, 0x02)
             b.uint(UInt64(invalid.count)).raw(contentsOf: invalid)
             let error = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest(b.bytes) }, "\(invalid)")
             #expect(error?.reason.contains("UTF-8") == true)
-            b = ByteBuilder(0xE1, 0x03)
+            b = ByteBuilder(RelayCodec.magic, 0x03)
             b.string("c").uint(UInt64(invalid.count)).raw(contentsOf: invalid)
             #expect((try? RelayCodec.decodeRequest(b.bytes)) == .message(client: "c", bytes: invalid))
         }
@@ -266,7 +268,7 @@ struct RelayRefusalTests {
     func errorText() {
         let error = RelayDecodeError(offset: 12, reason: "unknown request kind 9")
         #expect(error.description == "relay: unknown request kind 9 at byte 12")
-        let refused = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest([0xE1, 0x09]) })
+        let refused = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest([RelayCodec.magic, 0x09]) })
         #expect(refused == RelayDecodeError(offset: 1, reason: "unknown request kind 9"))
     }
 }

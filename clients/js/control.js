@@ -75,6 +75,21 @@ export class Control {
     return this.room.reset(this.id);
   }
 
+  /** Only I move this until `release()`: others' writes are refused with `Claimed` naming me. */
+  claim() {
+    this.entry();
+    return this.room.claim(this.id);
+  }
+
+  /** Lets my claim go. */
+  release() {
+    this.entry();
+    return this.room.release(this.id);
+  }
+
+  /** Who claims the control now (a client id), or null. */
+  get claimedBy() { return this.entry().claim ?? null; }
+
   /** Presses a button (one press, one commit). */
   press() {
     return this.step(1);

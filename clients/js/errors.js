@@ -39,6 +39,14 @@ export class Busy extends TandemError {
   }
 }
 
+/** A control someone claimed ("only I move this"): `holder`, `holderName` as for Busy. */
+export class Claimed extends Busy {
+  constructor(message, rest = {}) {
+    super(message, rest);
+    this.code = "claimed";
+  }
+}
+
 /** The connection ended for good (unknown room, refused token, room not covered, close()): `closeCode`, `reason`. */
 export class ConnectionClosed extends TandemError {
   constructor(message, { closeCode = null, reason = "", ...rest } = {}) {
@@ -85,8 +93,9 @@ export function errorFromReject(msg, { control = null, holderName = null } = {})
   const code = typeof msg.code === "string" ? msg.code : "unknown";
   const text = msg.message || code;
   const common = { code, seq: msg.seq ?? null, control };
-  if (code === "busy") {
-    return new Busy(text, { ...common, holder: msg.holder ?? null, holderName });
+  if (code === "busy" || code === "claimed") {
+    const Kind = code === "busy" ? Busy : Claimed;
+    return new Kind(text, { ...common, holder: msg.holder ?? null, holderName });
   }
   const Kind = BY_CODE[code] ?? TandemError;
   return new Kind(text, common);

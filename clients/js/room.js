@@ -15,7 +15,7 @@
 //   `{"type":"auth"}`; after a close 4401 it is asked once more and the room
 //   reconnects.
 
-import { RoomModel } from "../../web/js/protocol.js";
+import { RoomModel, isClaimOnly } from "../../web/js/protocol.js";
 import { Connection } from "../../web/js/connection.js";
 import { expiresAt } from "../../web/js/auth.js";
 import { ConnectionClosed, Disconnected, Timeout, UnknownControl, errorFromReject } from "./errors.js";
@@ -224,6 +224,16 @@ export class Room {
     return id != null ? this.currentValue(id) : undefined;
   }
 
+  /** Claims control `id`: until I release it (or leave, or 5 minutes without touching it) others' writes to it are refused `Claimed`. */
+  async claim(id) {
+    await this.request({ type: "claim", control: id });
+  }
+
+  /** Lets my claim of control `id` go (an admin's lets anyone's go). */
+  async release(id) {
+    await this.request({ type: "release", control: id });
+  }
+
   /** Undoes my newest edit on this connection (the server keeps the history per connection). */
   async undo() {
     await this.request({ type: "undo" });
@@ -358,6 +368,11 @@ export class Room {
   }
 
   update(msg) {
+    // A change that only says who claims the control is not a commit to tell "change" listeners of.
+    const claimOnly = new Set((msg.changes ?? []).filter((ch) => {
+      const c = this.model.controls.get(ch.control);
+      return c && isClaimOnly(c, ch);
+    }).map((ch) => ch.control));
     this.model.applyUpdate(msg, Date.now());
     if ((msg.joined ?? []).length || (msg.left ?? []).length) {
       // Who left is still known (kept a few seconds as away), so their name goes along.
@@ -368,7 +383,8 @@ export class Room {
     }
     for (const ch of msg.changes ?? []) {
       const c = this.model.controls.get(ch.control);
-      if (c) this.emitChange(ch.control, { schema: c.schema, state: ch.state, rev: ch.rev ?? c.rev }, ch.by ?? null);
+      if (claimOnly.has(ch.control)) this.emit("claim", { control: ch.control, holder: ch.claim ?? null, name: ch.claim ? this.nameOf(ch.claim) : null });
+      else if (c) this.emitChange(ch.control, { schema: c.schema, state: ch.state, rev: ch.rev ?? c.rev }, ch.by ?? null);
     }
     for (const g of msg.gestures ?? []) {
       const schema = this.model.schema(g.control);

@@ -323,7 +323,20 @@ class Page:
             return "?"
 
     def text(self, control: str, css: str) -> str:
-        return self.in_section(control, css).text
+        """What a person reads in the element: its text, with the value of each text field in it
+        in place (a card's value is an editable field: `.slider-value` is an input, a range's
+        `.range-label` holds two of them)."""
+        element = self.in_section(control, css)
+        if element.tag_name != "input" and not element.find_elements(By.CSS_SELECTOR, "input"):
+            return element.text
+        return self.driver.execute_script("""
+            const shown = (node) => {
+              if (node.nodeType === Node.TEXT_NODE) return node.textContent;
+              if (node.nodeType !== Node.ELEMENT_NODE || node.getClientRects().length === 0) return "";
+              if (node.tagName === "INPUT") return " " + node.value + " ";
+              return [...node.childNodes].map(shown).join("");
+            };
+            return shown(arguments[0]).replace(/\\s+/g, " ").trim();""", element)
 
     def ghost_css(self, control: str, thumb: str, by: str | None = None) -> str:
         by_part = f"[data-by={_css_str(by)}]" if by else ""

@@ -130,11 +130,11 @@ def test_the_synth_room_shows_its_groups_kinds_labels_and_units(synth, browser):
     assert "musical interval" in ann.text("cutoff", ".control-description")
     # the log cutoff: its value with unit and digits, decade ticks
     assert ann.attr("cutoff", "value", "aria-valuetext") == "1,000 Hz"
-    assert ann.text("cutoff", ".value-display") == "1,000 Hz"
+    assert ann.text("cutoff", ".control-value") == "1,000 Hz"
     labels = [t.get_attribute("textContent") for t in ann.all('section[data-control="cutoff"] .tick-label')]
     assert labels == ["20", "100", "1k", "10k", "20k"]
     # the waveform: labels in place of values
-    assert ann.text("waveform", ".value-display") == "saw"
+    assert ann.text("waveform", ".control-value") == "saw"
     assert ann.attr("waveform", "index", "aria-valuetext") == "saw"
     assert [t.get_attribute("textContent") for t in ann.all('section[data-control="waveform"] .tick-label')] == \
         ["sine", "square", "saw", "triangle"]
@@ -240,7 +240,7 @@ def test_toggle_button_and_labelled_snap_commit_in_both_windows(synth, browser):
     for page in (ann, ben):
         page.wait(lambda: page.in_section("filter", '[role="switch"]').get_attribute("aria-checked") == "false",
                   what=f"{page.name}: the switch off")
-    assert ben.text("filter", ".value-display") == "Off"
+    assert ben.text("filter", ".control-value") == "Off"
     ben.focus(ben.in_section("filter", '[role="switch"]'))
     ben.keys(" ")
     _wait_room_state(synth, "filter", lambda s: s == {"on": True}, "filter on again")
@@ -267,7 +267,7 @@ def test_toggle_button_and_labelled_snap_commit_in_both_windows(synth, browser):
     ann.focus(ann.thumb("waveform", "index"))
     ann.keys("\ue014")  # ArrowRight: saw -> triangle
     _wait_room_state(synth, "waveform", lambda s: s["index"] == 3, "triangle")
-    ben.wait(lambda: ben.text("waveform", ".value-display") == "triangle", what="Ben sees triangle")
+    ben.wait(lambda: ben.text("waveform", ".control-value") == "triangle", what="Ben sees triangle")
     prev = ben.scroll_to(ben.in_section("waveform", '.step-button[data-step="-1"]'))
     assert prev.text.strip().endswith("Previous")
     prev.click()

@@ -60,10 +60,12 @@ export class Actions {
     return this.send(controlId, thumb, { type: "step", by: n }, expected);
   }
 
-  /** `set` of a thumb to a number, drawn at once as the set will commit. */
+  /** `set` of a thumb to a number (an xy pad: {x?, y?}), drawn at once as the set will commit. */
   set(controlId, thumb, value) {
     const control = this.model.schema(controlId);
-    if (!control || !Number.isFinite(value)) return null;
+    const axes = control?.type === "xy" && value != null && typeof value === "object"
+      && Object.keys(value).length > 0 && Object.entries(value).every(([k, v]) => (k === "x" || k === "y") && Number.isFinite(v));
+    if (!control || !(Number.isFinite(value) || axes)) return null;
     const expected = this.model.heldBy(controlId, thumb)
       ? undefined
       : setValue(control, thumb, value, this.model.shown(controlId));
@@ -79,6 +81,23 @@ export class Actions {
     const seq = this.model.nextSeq();
     if (!this.connection.send({ type: kind, seq })) return null;
     this.sentHook?.(seq, { type: kind });
+    this.changed();
+    return seq;
+  }
+
+  /**
+   * `reset` of one control (or, with null, of the whole room) to the schema's
+   * initial state. Nothing is predicted (the page does not know the initial
+   * states): the commit arrives as a change like anyone's, an ordinary edit
+   * the undo stack takes back. Returns the seq, or null when nothing was sent.
+   */
+  reset(controlId = null) {
+    if (!this.canAct) return null;
+    const seq = this.model.nextSeq();
+    const msg = { type: "reset", seq };
+    if (controlId != null) msg.control = controlId;
+    if (!this.connection.send(msg)) return null;
+    this.sentHook?.(seq, msg);
     this.changed();
     return seq;
   }

@@ -5,6 +5,7 @@
 import { Access } from "./access.js";
 import { Actions } from "./actions.js";
 import { CLOSE_UNAUTHORIZED, TOKEN_KEY, closeNotice, expiryText, refreshURL, roleText, roomsOf, splitToken, tokenClaims } from "./auth.js";
+import { copyText } from "./clipboard.js";
 import { Connection, roomURL } from "./connection.js";
 import { h, setAttr, setText, svg } from "./dom.js";
 import { RoomModel } from "./protocol.js";
@@ -13,6 +14,9 @@ import { PresetsPanel } from "./presets.js";
 import { setupHistory } from "./history.js";
 import { askName, knownName } from "./name.js";
 import { createPlots } from "./plots.js";
+import { chooseLayout, collapsedGroups, storeCollapsed, storeLayout, storedLayout } from "./prefs.js";
+import { ResetTracker, resetRefusal, roomValuesText } from "./resets.js";
+import { setupRoomTools } from "./roomtools.js";
 import { setupShare } from "./share.js";
 import { renderStatus } from "./status.js";
 import { createTimeline } from "./timeline.js";
@@ -25,6 +29,7 @@ import { createSnap } from "./controls/snap.js";
 import { createButton } from "./controls/button.js";
 import { loadLastChanges, renderChanged, tickChanged } from "./controls/changed.js";
 import { groupCards } from "./controls/groups.js";
+import { attachTools } from "./controls/tools.js";
 import { createToggle } from "./controls/toggle.js";
 import { createXY } from "./controls/xy.js";
 
@@ -89,6 +94,19 @@ const els = {
 const footnoteText = els.footnote?.textContent ?? "";
 els.roomId.textContent = room;
 
+/** The browser's localStorage, or null where it refuses (the layout and folded groups are then not kept). */
+const storage = (() => {
+  try {
+    return window.localStorage;
+  } catch {
+    return null;
+  }
+})();
+/** The layout this person picked for this room (null: the room's default, from the welcome). */
+let layoutPick = storedLayout(storage, room);
+const isCompact = () => chooseLayout(layoutPick, model.layout) === "compact";
+document.body.classList.toggle("layout-compact", isCompact());
+
 /** id -> view ({section, card, update(state, ghosts)}) */
 let views = new Map();
 /** The schema the views were built from, to rebuild only when it changes. */
@@ -149,6 +167,26 @@ const undo = setupHistory({
   forbiddenText: "read only: your link does not allow changes",
 });
 
+// Reset to default (one control, or the whole room) and copying values.
+const resets = new ResetTracker();
+function resetControl(id) {
+  const seq = actions.reset(id);
+  if (seq != null) resets.sent(seq, id, model.client);
+}
+function resetRoom() {
+  const seq = actions.reset(null);
+  if (seq != null) resets.sent(seq, null, model.client);
+}
+function copyValue(view) {
+  const text = view.valueText?.() ?? "";
+  copyText(text).then((ok) => view.card.notice(ok ? `Copied: ${text}` : "Could not copy: select the value and press Ctrl+C", ok ? "ok" : "warn"));
+}
+function copyValues() {
+  const n = model.controls.size;
+  copyText(roomValuesText(model)).then((ok) => undo.say(ok ? `Copied the values of ${n === 1 ? "1 control" : `${n} controls`} as JSON` : "Could not copy the values"));
+}
+const toolsContext = { reset: resetControl, copy: copyValue, canAct: () => actions.canAct, readOnly: () => model.readOnly };
+
 function handleMessage(msg) {
   const now = Date.now();
   timeline.message(msg);
@@ -167,12 +205,25 @@ function handleMessage(msg) {
       undo.update(msg);
       model.applyUpdate(msg, now);
       access.acked(model.ack);
+      for (const done of resets.acked(model.ack, model.client)) {
+        if (done.control == null) undo.say("Reset every control to its default");
+        else views.get(done.control)?.card.notice("Reset to default", "ok");
+      }
       break;
     case "presets":
       presets.apply(msg);
       break;
     case "reject": {
       if (presets.rejected(msg)) break;
+      const refusedReset = resets.rejected(msg);
+      if (refusedReset) {
+        const text = resetRefusal(msg, msg.holder != null ? model.nameOf(msg.holder) : null);
+        if (refusedReset.control == null) undo.say(text);
+        else views.get(refusedReset.control)?.card.notice(text);
+        if (msg.code === "forbidden") model.applyReject(msg); // the page turns read-only
+        console.warn("tandem: reset refused", msg);
+        break;
+      }
       if (access.rejected(msg)) {
         console.warn("tandem: a fresh token was refused", msg);
         break;
@@ -209,13 +260,17 @@ function buildViews() {
     const create = VIEWS[c.schema.type];
     if (!create) continue;
     const view = create(c.schema, { model, actions });
+    view.tools = attachTools(view, c.schema, toolsContext);
     views.set(id, view);
     sections.push(view.section);
   }
   if (sections.length === 0) {
     sections.push(h("p", { class: "empty" }, "This room has no controls yet."));
   }
-  els.main.replaceChildren(...groupCards(sections));
+  els.main.replaceChildren(...groupCards(sections, {
+    collapsed: collapsedGroups(storage, room),
+    onToggle: (group, folded) => storeCollapsed(storage, room, group, folded),
+  }));
   els.main.removeAttribute("aria-busy");
   readOnlyShown = null;
 }
@@ -326,6 +381,8 @@ function render() {
     els.title.textContent = model.title;
     document.title = `${model.title} · Tandem`;
   }
+  document.body.classList.toggle("layout-compact", isCompact());
+  roomTools.update();
   refreshDrags();
   timeline.render();
   plots.render(views, now);
@@ -334,6 +391,7 @@ function render() {
     if (state) view.update(state, timeline.viewing ? [] : model.ghostsOf(id));
   }
   renderChanged(views, model, now);
+  for (const view of views.values()) view.tools?.update();
   renderPresence(els.presence, model.peerList(), model.present);
   presets.render(closed);
   undo.render();
@@ -368,7 +426,20 @@ window.tandem = Object.freeze({ model, connection, access, timeline });
 // back/forward cache with its socket open, still counted in the room: close it.
 window.addEventListener("pagehide", () => connection.stop());
 window.addEventListener("pageshow", (event) => { if (event.persisted) connection.restart(); });
-setupShare({ room, token: () => access.connectToken(), anchor: els.presence });
+const share = setupShare({ room, token: () => access.connectToken(), anchor: els.presence });
+const roomTools = setupRoomTools({
+  anchor: share.button,
+  model,
+  isCompact,
+  onLayout: () => {
+    layoutPick = isCompact() ? "cards" : "compact";
+    storeLayout(storage, room, layoutPick);
+    scheduleRender();
+  },
+  copyValues,
+  resetAll: resetRoom,
+  canAct: () => actions.canAct,
+});
 // The pencil on my own name: a new name is kept and the page rejoins with it
 // (a name is fixed for a connection; the address's ?name= is dropped so that a reload keeps the new one).
 setRenameHandler(() => askName(model.title ?? room, { current: name, rename: true }).then((answer) => {

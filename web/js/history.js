@@ -49,6 +49,8 @@ export function setupHistory({ model, actions, buttons, status, forbiddenText })
 
   return {
     tracker,
+    /** Says something on the header's status line for a few seconds. */
+    say,
     /** A welcome: a new connection, whose stacks on the server are empty. */
     welcome() {
       tracker.reset();

@@ -23,8 +23,13 @@ export const GESTURE_ENDING_REJECTS = new Set([
   "busy", "no_gesture", "forbidden", "read_only", "unknown_control", "unknown_thumb", "bad_message",
 ]);
 
+/** Whether a change only says who claims the control: the same revision and state as held. */
+export function isClaimOnly(held, change) {
+  return change.rev === held.rev && JSON.stringify(change.state) === JSON.stringify(held.state);
+}
+
 /** A copy of a wire state (states are flat objects of numbers and strings). */
-export function copyState(state) {
+function copyState(state) {
   return state == null ? state : { ...state };
 }
 
@@ -87,6 +92,8 @@ export class RoomModel {
     this.client = null;
     this.room = null;
     this.title = null;
+    /** The room's default layout from the welcome ("compact" when the room file asks for it); null: cards. */
+    this.layout = null;
     this.rev = 0;
     /** Highest seq the server has processed on this connection. */
     this.ack = 0;
@@ -202,11 +209,12 @@ export class RoomModel {
     this.client = msg.client ?? null;
     this.room = msg.room ?? null;
     this.title = msg.title ?? msg.room ?? null;
+    this.layout = typeof msg.layout === "string" ? msg.layout : null;
     this.rev = msg.rev ?? 0;
     this.role = typeof msg.role === "string" ? msg.role : null;
     for (const c of msg.controls ?? []) {
-      const { state, rev, by, ...schema } = c;
-      this.controls.set(c.id, { schema, state: copyState(state), rev: rev ?? 0 });
+      const { state, rev, by, claim, ...schema } = c;
+      this.controls.set(c.id, { schema, state: copyState(state), rev: rev ?? 0, claim: claim ?? null });
     }
     this.present = typeof msg.present === "number" ? msg.present : null;
     const present = new Set();
@@ -254,6 +262,9 @@ export class RoomModel {
     for (const ch of msg.changes ?? []) {
       const c = this.controls.get(ch.control);
       if (!c) continue;
+      // Who claims it ("only I move this"): every change says, a claim taken or let go is a change at the same revision.
+      c.claim = ch.claim ?? null;
+      if (isClaimOnly(c, ch)) continue;
       c.state = copyState(ch.state);
       if (typeof ch.rev === "number") c.rev = ch.rev;
       if (ch.by != null) this.noteChange(ch.control, { rev: c.rev, by: ch.by, at: now });

@@ -188,3 +188,12 @@ test("a welcome answering ?since= replaces only the controls it lists and keeps 
     controls: [structuredClone(controls[0])], peers: [ben], gestures: [] }, 200);
   assert.deepEqual([...model.controls.keys()], ["size"]);
 });
+
+test("a welcome's layout is the room's default layout; a welcome without one has none", () => {
+  assert.equal(welcomed().layout, null);
+  const model = welcomed({ layout: "compact" });
+  assert.equal(model.layout, "compact");
+  // The next welcome (a reconnect, a schema change) says it again, or not.
+  model.applyWelcome({ type: "welcome", protocol: 1, client: "c3", room: "demo", rev: 0, controls: structuredClone(controls) }, 0);
+  assert.equal(model.layout, null);
+});

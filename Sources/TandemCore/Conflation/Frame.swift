@@ -39,16 +39,21 @@ public struct ControlChange: Sendable, Hashable {
     public var revision: Int
     /// Who committed it.
     public var by: ClientID?
+    /// Who claims the control now (Room+Claims.swift); `nil`: nobody. A claim
+    /// taken or ended is a change of its own, at the same `revision`.
+    public var claim: ClientID?
     /// The change-log stamp: equal stamps mean identical content, so an encoder
     /// can encode each change once per flush and share the bytes between recipients.
     public var stamp: UInt64
 
-    public init(controlIndex: Int, control: String, state: ControlState, revision: Int, by: ClientID?, stamp: UInt64) {
+    public init(controlIndex: Int, control: String, state: ControlState, revision: Int, by: ClientID?, claim: ClientID? = nil,
+                stamp: UInt64) {
         self.controlIndex = controlIndex
         self.control = control
         self.state = state
         self.revision = revision
         self.by = by
+        self.claim = claim
         self.stamp = stamp
     }
 }

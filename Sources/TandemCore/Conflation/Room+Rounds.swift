@@ -70,7 +70,7 @@ extension Room {
             switch item {
             case let .control(c):
                 update.changes.append(ControlChange(controlIndex: c, control: schema.controls[c].id, state: committed[c],
-                                                    revision: revisions[c], by: committedBy[c], stamp: stamp))
+                                                    revision: revisions[c], by: committedBy[c], claim: claimedBy[c], stamp: stamp))
             case let .endedGesture(s):
                 if let entry = slots[s].endedEntry { update.gestures.append(StampedGesture(entry: entry, stamp: stamp)) }
             case let .liveGesture(s):

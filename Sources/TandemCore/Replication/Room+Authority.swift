@@ -41,7 +41,7 @@ extension Room {
     var snapshotForViews: RoomSnapshot {
         RoomSnapshot(
             revision: revision,
-            controls: committed.indices.map { CommittedControl(state: committed[$0], revision: revisions[$0], by: committedBy[$0]) },
+            controls: committed.indices.map { CommittedControl(state: committed[$0], revision: revisions[$0], by: committedBy[$0], claim: claimedBy[$0]) },
             gestures: slots.compactMap(\.liveEntry),
             peers: peers,
             present: present

@@ -16,7 +16,8 @@ extension Room {
         for client in members.keys where !isLocal(client) { dropLocal(client) }
         revision = snapshot.revision
         for (c, control) in zip(committed.indices, snapshot.controls)
-        where committed[c] != control.state || revisions[c] != control.revision || committedBy[c] != control.by {
+        where committed[c] != control.state || revisions[c] != control.revision || committedBy[c] != control.by
+            || claimedBy[c] != control.claim {
             show(c, control)
         }
         resyncGestures(to: snapshot.gestures)

@@ -30,7 +30,7 @@ extension Room {
     mutating func absorb(_ delta: RoomDelta, isLocal: (ClientID) -> Bool) {
         revision = delta.revision
         for change in delta.changes where committed.indices.contains(change.controlIndex) {
-            show(change.controlIndex, CommittedControl(state: change.state, revision: change.revision, by: change.by))
+            show(change.controlIndex, CommittedControl(state: change.state, revision: change.revision, by: change.by, claim: change.claim))
         }
         for entry in delta.gestures { show(entry) }
         // Admitted before `joined`, which marks an announced newcomer as such.
@@ -93,6 +93,7 @@ extension Room {
         committed[c] = control.state
         revisions[c] = control.revision
         committedBy[c] = control.by
+        claimedBy[c] = control.claim
         log.touch(.control(c))
     }
 

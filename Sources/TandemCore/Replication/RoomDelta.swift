@@ -128,9 +128,12 @@ public struct CommittedControl: Sendable, Hashable {
     public var revision: Int
     /// Who made it (`nil`: unknown, such as a state loaded from storage).
     public var by: ClientID?
-    public init(state: ControlState, revision: Int, by: ClientID?) {
+    /// Who claims it now, if anyone.
+    public var claim: ClientID?
+    public init(state: ControlState, revision: Int, by: ClientID?, claim: ClientID? = nil) {
         self.state = state
         self.revision = revision
         self.by = by
+        self.claim = claim
     }
 }

@@ -15,6 +15,9 @@ public enum Effect: Sendable, Hashable {
     case joined(Peer)
     /// Someone left.
     case left(ClientID)
+    /// Control `controlIndex` was claimed by `holder`, or released (`nil`):
+    /// everyone's next frame carries the control with its claim.
+    case claim(controlIndex: Int, holder: ClientID?)
 }
 
 /// A change to a control's committed state.

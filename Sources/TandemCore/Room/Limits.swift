@@ -43,10 +43,14 @@ public struct RoomLimits: Sendable, Hashable {
     /// room of 10,000 watchers costs O(n) presence traffic rather than O(n²);
     /// when an announced person leaves, the longest-waiting quiet one is announced.
     public var presence: Int
+    /// A claim lapses when its holder has neither written to the control nor
+    /// claimed it again for this long (seconds; docs/protocol.md, "Claims").
+    public var claimTimeout: Double
 
     public init(holdTimeout: Double = 10, messagesPerSecond: Double = 300, burst: Double = 600, pendingRejects: Int = 1024,
-                undoDepth: Int = 50, presence: Int = 64) {
+                undoDepth: Int = 50, presence: Int = 64, claimTimeout: Double = 300) {
         self.presence = Swift.max(0, presence)
+        self.claimTimeout = claimTimeout
         self.holdTimeout = holdTimeout
         self.messagesPerSecond = messagesPerSecond
         self.burst = burst

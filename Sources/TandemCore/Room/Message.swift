@@ -36,6 +36,11 @@ public enum Operation: Sendable, Hashable {
     /// buttons alone, as a batch does; a gauge's own is `read_only`, a button's
     /// `bad_value`.
     case reset(control: String?)
+    /// "Only I move this until I let it go": others' writes to the control get
+    /// `claimed` naming the sender. Claiming again refreshes it.
+    case claim(control: String)
+    /// Lets a claim go: the holder's own, or anyone's from an admin.
+    case release(control: String)
 
     /// The control the operation names; `undo`, `redo`, batches and a
     /// whole-room reset name none.
@@ -43,6 +48,7 @@ public enum Operation: Sendable, Hashable {
         switch self {
         case let .drag(control, _, _, _), let .set(control, _, _), let .step(control, _, _, _): control
         case let .reset(control): control
+        case let .claim(control), let .release(control): control
         case .undo, .redo, .batch: nil
         }
     }

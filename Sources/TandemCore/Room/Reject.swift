@@ -12,6 +12,9 @@ public enum RejectCode: String, Sendable, Hashable, CaseIterable {
     case readOnly = "read_only"
     /// The thumb is held by another gesture; the reject names the holder.
     case busy
+    /// Someone claimed the control ("only I move this"); the reject names the
+    /// holder. Until they release it, leave, or the claim lapses (docs/protocol.md, "Claims").
+    case claimed
     /// `move`, `end` or `cancel` without a `begin` of one's own on that thumb.
     case noGesture = "no_gesture"
     /// The client's role may not write.

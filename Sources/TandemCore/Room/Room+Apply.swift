@@ -24,15 +24,18 @@ extension Room {
             guard let gesture = slots[s].live, now.seconds(since: gesture.lastHeard) >= limits.holdTimeout else { continue }
             finish(slot: s, phase: .cancel, into: &effects)
         }
+        expireClaims(at: now, into: &effects) // Room+Claims.swift
         return effects
     }
 
-    /// The earliest moment at which a live hold will lapse, if any: when the server's timer should fire.
+    /// The earliest moment at which a live hold or a claim will lapse, if any: when the server's timer should fire.
     public var nextLapse: Moment? {
-        slots.compactMap { $0.live?.lastHeard.adding(seconds: limits.holdTimeout) }.min()
+        let holds = slots.compactMap { $0.live?.lastHeard.adding(seconds: limits.holdTimeout) }.min()
+        guard let claims = nextClaimLapse else { return holds }
+        return holds.map { Swift.min($0, claims) } ?? claims
     }
 
-    /// Whether a live hold has lapsed by `now`: `expire(at:)` has something to cancel.
+    /// Whether a live hold or a claim has lapsed by `now`: `expire(at:)` has something to end.
     public func hasLapsedHold(at now: Moment) -> Bool { nextLapse.map { $0 <= now } ?? false }
 
     // MARK: operations
@@ -49,6 +52,13 @@ extension Room {
             throw Refusal(.unknownControl, "no control '\(operation.control ?? "")' in room '\(id)'")
         }
         let control = schema.controls[c]
+        switch operation {
+        case .claim: return try claim(c, by: client, at: now, into: &effects)
+        case .release: return try release(c, by: client, into: &effects)
+        default:
+            try requireUnclaimed(c, by: client) // Room+Claims.swift
+            touchClaim(c, by: client, at: now)
+        }
         switch operation {
         case let .drag(_, thumbName, phase, pointer):
             if case .gauge = control.kind { throw Refusal(.readOnly, "'\(control.id)' is a gauge: it takes no drags") }
@@ -75,8 +85,8 @@ extension Room {
             if case .gauge = control.kind { throw Refusal(.readOnly, "'\(control.id)' is a gauge: a program publishes it, so it has no default to go back to") }
             if case .button = control.kind { throw Refusal(.badValue, "'\(control.id)' is a button: a press is an event, not a value to reset") }
             try commitBatch(Batch(origin: "reset \(control.id)", states: [control.id: control.initial]), by: client, into: &effects)
-        case .undo, .redo, .batch:
-            break // performed above: they name no control
+        case .undo, .redo, .batch, .claim, .release:
+            break // performed above
         }
     }
 

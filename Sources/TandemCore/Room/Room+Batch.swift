@@ -10,6 +10,7 @@ extension Room {
         var targets: [(Int, ControlState)] = []
         for (c, control) in schema.controls.enumerated() {
             guard control.takesBatches, let state = batch.states[control.id], control.isValid(state), state != committed[c] else { continue }
+            try requireUnclaimed(c, by: client)
             for s in slotRange(c) { try requireFree(s, control) }
             targets.append((c, state))
         }

@@ -50,6 +50,7 @@ extension Room {
         for s in member.holds.sorted() {
             finish(slot: s, phase: .cancel, into: &effects)
         }
+        endClaims(of: client, into: &effects) // Room+Claims.swift
         members[client] = nil
         guard member.announced else { return effects }
         announced.removeAll { $0 == client }
@@ -95,7 +96,8 @@ extension Room {
         Welcome(
             client: client, role: client.flatMap { members[$0]?.role }, room: schema.id, title: schema.title, layout: schema.layout, revision: revision,
             controls: schema.controls.indices.map {
-                ControlSnapshot(control: schema.controls[$0], state: committed[$0], revision: revisions[$0], by: committedBy[$0])
+                ControlSnapshot(control: schema.controls[$0], state: committed[$0], revision: revisions[$0], by: committedBy[$0],
+                                claim: claimedBy[$0])
             },
             peers: peers,
             gestures: slots.compactMap(\.liveEntry),
@@ -159,4 +161,6 @@ public struct ControlSnapshot: Sendable, Hashable {
     public var revision: Int
     /// Who made its last commit.
     public var by: ClientID?
+    /// Who claims it now, if anyone.
+    public var claim: ClientID? = nil
 }

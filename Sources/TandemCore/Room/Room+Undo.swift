@@ -18,6 +18,7 @@ extension Room {
             throw Refusal(.badMessage, "\(name) needs a connection: there is no history without one")
         }
         guard let edit = member.history.next(direction) else { return }
+        for c in edit.controls { try requireUnclaimed(c, by: client) }
         for change in edit.changes {
             guard let s = slot(change.control, change.thumb), let holder = slots[s].live?.holder else { continue }
             let control = schema.controls[change.control]

@@ -24,6 +24,9 @@ public struct Room: Sendable {
     public internal(set) var revisions: [Int]
     /// Who made each control's last commit.
     public internal(set) var committedBy: [ClientID?]
+    /// Who holds a claim on each control (Room+Claims.swift), and when the holder last touched it.
+    public internal(set) var claimedBy: [ClientID?]
+    var claimHeard: [Moment]
 
     var slots: [Slot] = []
     /// The first slot of each control; a control's slots follow its thumbs' order.
@@ -80,6 +83,8 @@ public struct Room: Sendable {
         self.committed = states
         self.revisions = schema.controls.indices.map { $0 < revisions.count ? Swift.min(revisions[$0], revision) : 0 }
         self.committedBy = Array(repeating: nil, count: schema.controls.count)
+        self.claimedBy = Array(repeating: nil, count: schema.controls.count)
+        self.claimHeard = Array(repeating: .zero, count: schema.controls.count)
         for (c, control) in schema.controls.enumerated() {
             firstSlot.append(slots.count)
             for thumb in control.thumbs { slots.append(Slot(control: c, thumb: thumb)) }

@@ -90,7 +90,7 @@ extension LocalRooms {
                 outcome.everyone = true
                 outcome.offered += 1
                 oscPreview(entry, in: host, at: arrival)
-            case .joined, .left:
+            case .joined, .left, .claim:
                 outcome.everyone = true
             case let .reject(reject):
                 outcome.rejects.append(reject)

@@ -58,8 +58,8 @@ enum OSCRequestJSON {
                 out.append(raw: ",\"control\":")
                 out.append(string: control)
             }
-        case .drag, .batch:
-            return nil
+        case .drag, .batch, .claim, .release:
+            return nil // not OSC's: a claim needs a connection that can leave
         }
         out.append(raw: "}")
         return out.bytes

@@ -253,7 +253,7 @@ extension ReplicatedRooms {
                 replica.rejects.append(reject)
             case let .gesture(entry):
                 oscPreview(entry, in: host, at: MonotonicClock.now()) // the owner's alone: each preview goes out once
-            case .joined, .left:
+            case .joined, .left, .claim:
                 break
             }
         }

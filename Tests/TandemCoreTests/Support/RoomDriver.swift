@@ -16,6 +16,9 @@ struct RoomDriver {
         return welcome
     }
 
+    /// The seq of `client`'s latest message (0: none yet).
+    func lastSeq(_ client: ClientID) -> Int { seqs[client] ?? 0 }
+
     /// Sends `operation` from `client` with its next seq.
     @discardableResult
     mutating func send(_ client: ClientID, _ operation: Operation) -> [Effect] {

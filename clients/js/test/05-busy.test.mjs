@@ -2,7 +2,7 @@
 // Busy naming the holder (so does a drag of it).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Busy, connect } from "../tandem.js";
+import { Busy, Claimed, connect } from "../tandem.js";
 import { Server, until } from "./harness.mjs";
 
 test("s5 busy: a set or drag of a thumb someone holds raises Busy naming the holder", async (t) => {
@@ -34,4 +34,30 @@ test("s5 busy: a set or drag of a thumb someone holds raises Busy naming the hol
   assert.deepEqual(await trainer.control("blanks").set(3, { thumb: "lower" }), { lower: 0, upper: 1 });
   assert.deepEqual(await held.end(), { lower: 0, upper: 3 });
   assert.deepEqual(await trainer.control("blanks").set(2, { thumb: "upper" }), { lower: 0, upper: 2 });
+});
+
+test("s5 claims: a claimed control refuses others with Claimed naming the holder until it is released", async (t) => {
+  const server = await Server.start();
+  t.after(() => server.stop());
+  const ann = await connect(server.wsURL(), { name: "Ann" });
+  const ben = await connect(server.wsURL(), { name: "Ben" });
+  t.after(() => { ann.close(); ben.close(); });
+  const claims = [];
+  ben.on("claim", (c) => claims.push(c));
+  const changes = [];
+  ben.onChange("gain", (c) => changes.push(c));
+  await ann.control("gain").claim();
+  await until(() => ben.control("gain").claimedBy === ann.client, "Ben sees Ann's claim");
+  assert.deepEqual(claims.at(-1), { control: "gain", holder: ann.client, name: "Ann" });
+  const error = await ben.control("gain").set(0.9).then(() => assert.fail("resolved"), (e) => e);
+  assert.ok(error instanceof Claimed && error instanceof Busy, `${error.name}: ${error.message}`);
+  assert.equal(error.code, "claimed");
+  assert.equal(error.holder, ann.client);
+  assert.equal(error.holderName, "Ann");
+  assert.equal(await ann.control("gain").set(0.7), 0.7);
+  await ann.control("gain").release();
+  await until(() => ben.control("gain").claimedBy === null, "Ben sees the claim go");
+  assert.equal(await ben.control("gain").set(0.2), 0.2);
+  // The claim's own changes are not commits: Ben's change listener heard only the two sets.
+  assert.deepEqual(changes.map((c) => c.value), [0.7, 0.2]);
 });

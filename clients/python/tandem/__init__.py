@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from .aio import AsyncControl, AsyncGesture, AsyncRoom, Change, TokenSource
-from .errors import (BadMessage, BadValue, Busy, Closed, ConnectionLost, Forbidden, NoGesture, RateLimited,
+from .errors import (BadMessage, BadValue, Busy, Claimed, Closed, ConnectionLost, Forbidden, NoGesture, RateLimited,
                      ReadOnly, Rejected, TandemError, Unauthorized, Unavailable, UnknownControl, UnknownPreset, UnknownThumb)
 from .sync import Control, Gesture, Room
 
@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "connect", "aconnect", "Room", "Control", "Gesture", "AsyncRoom", "AsyncControl", "AsyncGesture", "Change",
-    "TandemError", "Rejected", "BadMessage", "BadValue", "Busy", "Forbidden", "NoGesture", "RateLimited",
+    "TandemError", "Rejected", "BadMessage", "BadValue", "Busy", "Claimed", "Forbidden", "NoGesture", "RateLimited",
     "ReadOnly", "Unauthorized", "Unavailable", "UnknownControl", "UnknownPreset", "UnknownThumb", "Closed", "ConnectionLost",
 ]
 

@@ -231,6 +231,15 @@ class AsyncRoom:
         await self.send(message)
         return self.controls.get(control, {}).get("state")
 
+    async def claim(self, control: str) -> None:
+        """Claims `control`: until `release` (or this connection leaves, or 5 minutes
+        without touching it), everyone else's writes to it raise `Claimed`."""
+        await self.send({"type": "claim", "control": control})
+
+    async def release(self, control: str) -> None:
+        """Lets my claim of `control` go (an admin's lets anyone's go)."""
+        await self.send({"type": "release", "control": control})
+
     def publish(self, control: str, value: Any) -> None:
         """Publishes `value` (a gauge's, typically) at any rate without waiting:
         the latest value goes out at most every `publish_interval` seconds
@@ -508,6 +517,14 @@ class AsyncRoom:
             control = self.controls.get(cid)
             if control is None:
                 continue
+            # A claim taken or let go is a change at the same revision: not a commit to tell handlers of.
+            claim_only = change.get("rev") == control.get("rev") and change.get("state") == control.get("state")
+            if change.get("claim") is not None:
+                control["claim"] = change["claim"]
+            else:
+                control.pop("claim", None)
+            if claim_only:
+                continue
             control["state"] = change.get("state", control.get("state"))
             control["rev"] = change.get("rev", control.get("rev"))
             control["by"] = change.get("by")
@@ -609,6 +626,17 @@ class AsyncControl(ControlReadout):
     async def reset(self) -> dict:
         """Back to the schema's initial state (one edit, undoable)."""
         return await self.room.reset(self.id)
+
+    async def claim(self) -> None:
+        await self.room.claim(self.id)
+
+    async def release(self) -> None:
+        await self.room.release(self.id)
+
+    @property
+    def claimed_by(self) -> str | None:
+        """Who claims the control now (a client id), if anyone."""
+        return self.room.controls.get(self.id, {}).get("claim")
 
     def publish(self, value: Any) -> None:
         """`AsyncRoom.publish` of this control: at any rate, never waits."""

@@ -61,6 +61,16 @@ class Busy(Rejected):
         return f"busy: held by {who}" + (f" ({self.message})" if self.message else "")
 
 
+class Claimed(Busy):
+    """Someone claimed the control ("only I move this"): `holder`, `holder_name` as for `Busy`."""
+
+    code = "claimed"
+
+    def __str__(self) -> str:
+        who = self.holder_name or self.holder or "someone"
+        return f"claimed by {who}" + (f" ({self.message})" if self.message else "")
+
+
 class NoGesture(Rejected):
     code = "no_gesture"
 
@@ -93,7 +103,7 @@ class OutcomeUnknown(Rejected):
 
 
 REJECTS: dict[str, type[Rejected]] = {cls.code: cls for cls in (
-    BadMessage, UnknownControl, UnknownThumb, BadValue, ReadOnly, Busy, NoGesture,
+    BadMessage, UnknownControl, UnknownThumb, BadValue, ReadOnly, Busy, Claimed, NoGesture,
     Forbidden, RateLimited, Unauthorized, UnknownPreset, Unavailable, OutcomeUnknown)}
 
 
@@ -116,8 +126,8 @@ class Closed(TandemError):
 def rejected(frame: dict, holder_name: str | None = None) -> Rejected:
     cls = REJECTS.get(frame.get("code", ""), Rejected)
     message, seq = frame.get("message", ""), frame.get("seq")
-    if cls is Busy:
-        return Busy(message, seq, frame.get("holder"), holder_name)
+    if cls in (Busy, Claimed):
+        return cls(message, seq, frame.get("holder"), holder_name)
     if cls is Rejected:
         return Rejected(message, seq, frame.get("code"))
     return cls(message, seq)

@@ -205,6 +205,18 @@ class Control(ControlReadout):
     def step(self, by: Any = 1, thumb: str | None = None) -> dict:
         return self.room._call(self.room._room.step(self.id, by, thumb))
 
+    def claim(self) -> None:
+        """Only I move this until `release()` (or I leave, or 5 minutes without touching it): others get `Claimed`."""
+        self.room._call(self.room._room.claim(self.id))
+
+    def release(self) -> None:
+        self.room._call(self.room._room.release(self.id))
+
+    @property
+    def claimed_by(self) -> str | None:
+        """Who claims the control now (a client id), if anyone."""
+        return self.room._room.controls.get(self.id, {}).get("claim")
+
     def publish(self, value: Any) -> None:
         """At any rate, never waits: see `Room.publish`."""
         self.room.publish(self.id, value)

@@ -8,7 +8,7 @@ import { makeCard } from "./card.js";
 const FLASH_MS = 600;
 
 export function createButton(control, { actions }) {
-  const count = h("span", { class: "press-count value-display" });
+  const count = h("span", { class: "press-count value-text" });
   const card = makeCard(control, count);
   const button = h("button", {
     type: "button",
@@ -25,6 +25,7 @@ export function createButton(control, { actions }) {
   return {
     section: card.section,
     card,
+    valueText: () => String(shown ?? 0),
     update(state) {
       const presses = Number.isInteger(state.presses) ? state.presses : 0;
       if (shown != null && presses > shown) {

@@ -1,20 +1,36 @@
 // The card every control sits in:
 // <section class="control" data-control="ID" data-type="TYPE"> with its
-// heading (h2, or h3 inside a group's heading), a "stale" badge (shown by CSS
-// while the connection is down), the `.control-status` line for short notices
-// such as "held by Ben", the control's `description` when it has one, and the
-// `.control-changed` line: who last changed it and when ("Ann, 2 min ago").
+// header — the title (h2, or h3 inside a group's heading, with a "stale"
+// badge shown by CSS while the connection is down and a "read only" one for
+// viewers), the value (its editable fields, `.control-value`) and, added by
+// tools.js, the card's menu — then the value fields' notes (errors and
+// reasons), the control's `description` when it has one, the
+// `.control-status` line for short notices such as "held by Ben", the body
+// (`.control-body`: the track, pad, switch…) and the `.control-changed`
+// line: who last changed it and when ("Ann, 2 min ago").
+//
+// In the compact layout (body.layout-compact) the same card is one line:
+// title · body · value · menu (css/compact.css).
 
 import { h, setText } from "../dom.js";
 
 const STATUS_MS = 3000;
 
-export function makeCard(control, ...headerExtras) {
+export function makeCard(control, ...valueParts) {
   const status = h("p", { class: "control-status", role: "status", "aria-live": "polite" });
   const description = typeof control.description === "string" && control.description
     ? h("p", { class: "control-description", id: `desc-${control.id}` }, control.description)
     : null;
   const changed = h("p", { class: "control-changed", "data-empty": "true" });
+  const notes = h("div", { class: "value-notes", "aria-live": "polite" });
+  const title = h(control.group ? "h3" : "h2", { id: `label-${control.id}`, class: "control-label" }, control.label ?? control.id);
+  const value = h("div", { class: "control-value" }, ...valueParts);
+  const head = h("header", { class: "control-head" },
+    h("div", { class: "control-title" },
+      title,
+      h("span", { class: "badge badge-stale", title: "Reconnecting: this value may be out of date" }, "stale"),
+      h("span", { class: "badge badge-readonly", title: "Your link lets you watch this control, not change it" }, "read only")),
+    value);
   const section = h("section", {
     class: "control",
     "data-control": control.id,
@@ -23,23 +39,30 @@ export function makeCard(control, ...headerExtras) {
     "aria-labelledby": `label-${control.id}`,
     "aria-describedby": description ? `desc-${control.id}` : null,
   },
-  h("header", { class: "control-head" },
-    h(control.group ? "h3" : "h2", { id: `label-${control.id}` }, control.label ?? control.id),
-    h("span", { class: "badge badge-stale", title: "Reconnecting: this value may be out of date" }, "stale"),
-    h("span", { class: "badge badge-readonly", title: "Your link lets you watch this control, not change it" }, "read only"),
-    ...headerExtras),
+  head,
+  notes,
   description,
   status);
   let timer = 0;
   return {
     section,
-    /** Appends the control's body after the status line (the "last changed" line stays last). */
+    head,
+    title,
+    value,
+    description,
+    /** Appends the control's body (`.control-body`) after the status line; the "last changed" line stays last. */
     add(...children) {
-      section.append(...children.filter((child) => child != null), changed);
+      const parts = children.filter((child) => child != null);
+      section.append(h("div", { class: "control-body" }, ...parts), changed);
     },
-    /** Shows a notice for ~3 s. */
-    notice(text) {
+    /** Puts the value fields' notes under the header. */
+    addNotes(...list) {
+      notes.append(...list);
+    },
+    /** Shows a notice for ~3 s; `tone` "ok" for good news ("Copied"), else a warning. */
+    notice(text, tone = "warn") {
       setText(status, text);
+      status.dataset.tone = tone;
       status.classList.add("visible");
       clearTimeout(timer);
       timer = setTimeout(() => {
@@ -52,6 +75,8 @@ export function makeCard(control, ...headerExtras) {
       setText(changed, text ?? "");
       changed.dataset.empty = text ? "false" : "true";
       if (changed.title !== title) changed.title = title;
+      this.lastChanged = text ?? "";
     },
+    lastChanged: "",
   };
 }

@@ -1,6 +1,7 @@
 // A read-only gauge, drawn twice: a linear bar (the role=meter element) and
 // a circular dial (an SVG arc, hidden from assistive technology). Both are
 // tinted green → amber → red along the scale and label min, max and now.
+// The header shows the value too (not editable: a gauge is set by its source).
 
 import { h, setAttr, setText, svg } from "../dom.js";
 import { formatPlain, withUnit } from "../format.js";
@@ -35,7 +36,8 @@ export function createGauge(control) {
   const label = control.label ?? control.id;
   const min = control.min;
   const max = control.max;
-  const card = makeCard(control);
+  const now = h("span", { class: "gauge-value value-text", "aria-hidden": "true" });
+  const card = makeCard(control, now);
 
   // Linear bar: the meter.
   const fillMask = h("div", { class: "gauge-rest" });
@@ -78,6 +80,7 @@ export function createGauge(control) {
   return {
     section: card.section,
     card,
+    valueText: () => now.textContent,
     update(state) {
       const value = state.value;
       const f = Number.isFinite(state.fraction) ? state.fraction : gaugeFraction(value, min, max);
@@ -88,6 +91,7 @@ export function createGauge(control) {
       setAttr(linear, "aria-valuetext", text);
       linear.style.setProperty("--f", f.toFixed(5));
       setText(nowBubble, text);
+      setText(now, text);
       setAttr(valueArc, "stroke-dasharray", `${(f * 100).toFixed(3)} 100`);
       setAttr(needle, "transform", `rotate(${(START + SWEEP * f + 90).toFixed(2)} ${CX} ${CY})`);
       setText(dialNumber, formatPlain(value));

@@ -1,13 +1,14 @@
 // A two-thumb range over integers: the whole scale is drawn, the part the
-// thumbs may not reach (outside `operable`) is hatched, and a
-// "lower – upper" label sums it up.
+// thumbs may not reach (outside `operable`) is hatched, and "lower – upper"
+// sums it up, each an editable value field.
 
-import { h, setText } from "../dom.js";
+import { h } from "../dom.js";
 import { position } from "../math.js";
 import { makeCard } from "./card.js";
 import { attachDrag } from "./drag.js";
 import { bindThumbKeys } from "./keys.js";
 import { GhostLayer, makeThumb, makeTick, makeTrack, placeAt, updateThumb } from "./track.js";
+import { makeValueField } from "./valuefield.js";
 
 const THUMBS = ["lower", "upper"];
 
@@ -44,9 +45,14 @@ export function createRange(control, { model, actions }) {
   const span = scaleHi - scaleLo;
   const fOf = (v) => (span === 0 ? 0 : (v - scaleLo) / span);
 
-  const value = h("span", { class: "range-label value-display" });
-  const card = makeCard(control, value);
   const thumbs = Object.fromEntries(THUMBS.map((t) => [t, makeThumb(t, `${label} ${t}`)]));
+  const fieldKeys = {};
+  const fields = Object.fromEntries(THUMBS.map((t) => [t, makeValueField(control, t, {
+    model, actions, label: `${label} ${t} value`, thumb: thumbs[t], keys: (event) => fieldKeys[t]?.(event),
+  })]));
+  const card = makeCard(control, h("span", { class: "range-label" },
+    fields.lower.input, h("span", { class: "value-sep", "aria-hidden": "true" }, "–"), fields.upper.input));
+  card.addNotes(fields.lower.note, fields.upper.note);
   const fill = h("div", { class: "fill fill-between", "aria-hidden": "true" });
   const blocked = [];
   if (opLo > scaleLo) blocked.push(h("div", { class: "unreachable unreachable-low", "aria-hidden": "true", style: { "--to": fOf(opLo) } }));
@@ -72,13 +78,19 @@ export function createRange(control, { model, actions }) {
   };
   attachDrag(track, { controlId: control.id, model, actions, pickThumb });
   for (const t of THUMBS) {
-    bindThumbKeys(thumbs[t], { controlId: control.id, thumb: t, actions, ends: () => [opLo, opHi] });
+    fieldKeys[t] = bindThumbKeys(thumbs[t], {
+      controlId: control.id, thumb: t, model, actions, ends: () => [opLo, opHi], edit: () => fields[t].edit(),
+    });
   }
   const ghosts = new GhostLayer(() => track);
+
+  let text = "";
 
   return {
     section: card.section,
     card,
+    fields,
+    valueText: () => text,
     update(state, others) {
       for (const t of THUMBS) {
         updateThumb(thumbs[t], {
@@ -91,7 +103,8 @@ export function createRange(control, { model, actions }) {
       }
       fill.style.setProperty("--f0", fOf(state.lower).toFixed(5));
       placeAt(fill, fOf(state.upper));
-      setText(value, `${state.lower} – ${state.upper}`);
+      for (const t of THUMBS) fields[t].update(state);
+      text = `${state.lower} – ${state.upper}`;
       ghosts.update(others, (g) => position(control, g.state, g.thumb));
     },
   };

@@ -6,7 +6,7 @@ import { h, setAttr, setText } from "../dom.js";
 import { makeCard } from "./card.js";
 
 export function createToggle(control, { actions }) {
-  const word = h("span", { class: "toggle-word value-display", "aria-hidden": "true" });
+  const word = h("span", { class: "toggle-word value-text", "aria-hidden": "true" });
   const card = makeCard(control, word);
   const sw = h("button", {
     type: "button",
@@ -24,6 +24,7 @@ export function createToggle(control, { actions }) {
   return {
     section: card.section,
     card,
+    valueText: () => word.textContent,
     update(state) {
       const on = state.on === true;
       setAttr(sw, "aria-checked", on ? "true" : "false");

@@ -2,15 +2,18 @@
 // it (a press away from the knob jumps there: `at: [fx, fy]`; moves carry
 // `dx` and `dy`, +dy up the y axis). For assistive technology and the
 // keyboard the knob holds two sliders, one per axis; on either, the arrows
-// move each axis (left/right x, up/down y: `step by [nx, ny]`), Page keys move
-// that slider's axis by 10, Home/End set it to its ends. Others' live drags
-// show as ghosts in their colour, as on every control.
+// move each axis (left/right x, up/down y: `step by [nx, ny]`; keys.js has
+// Shift, Alt, Page keys, Home/End and Enter). Each axis' value is an editable
+// field in the header. Others' live drags show as ghosts in their colour, as
+// on every control.
 
-import { h, setAttr, setText, setVar } from "../dom.js";
+import { h, setAttr, setVar } from "../dom.js";
 import { axisMath, position } from "../math.js";
 import { makeCard } from "./card.js";
-import { attachDrag, cancelDrags, isDragging } from "./drag.js";
+import { attachDrag } from "./drag.js";
+import { bindThumbKeys } from "./keys.js";
 import { GhostLayer } from "./track.js";
+import { makeValueField } from "./valuefield.js";
 import { axisText, formatAxisValue, logTicks } from "./values.js";
 
 /** Places a pad element at [fx, fy] (CSS --fx, --fy; fy = 0 at the bottom). */
@@ -20,8 +23,6 @@ function placeXY(el, f) {
   setVar(el, "--fx", c(fx));
   setVar(el, "--fy", c(fy));
 }
-
-const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowDown: [0, -1], ArrowUp: [0, 1] };
 
 /** Grid lines of an axis: its decades on a log axis, quarters on a linear one. */
 function gridOf(axis) {
@@ -33,9 +34,6 @@ export function createXY(control, { model, actions }) {
   const label = control.label ?? control.id;
   const axes = { x: control.x ?? { min: 0, max: 1 }, y: control.y ?? { min: 0, max: 1 } };
   const axisName = (a) => axes[a].label ?? a;
-  const value = h("span", { class: "xy-value value-display" });
-  const card = makeCard(control, value);
-
   const sliders = Object.fromEntries(["x", "y"].map((a) => [a, h("span", {
     class: "xy-slider",
     role: "slider",
@@ -45,6 +43,13 @@ export function createXY(control, { model, actions }) {
     "aria-label": `${label} ${a}: ${axisName(a)}`,
     "aria-orientation": a === "x" ? "horizontal" : "vertical",
   })]));
+  const fieldKeys = {};
+  const fields = Object.fromEntries(["x", "y"].map((a) => [a, makeValueField(control, a, {
+    model, actions, label: `${label} ${axisName(a)} value`, thumb: sliders[a], keys: (event) => fieldKeys[a]?.(event),
+  })]));
+  const card = makeCard(control, h("span", { class: "xy-value" },
+    fields.x.input, h("span", { class: "value-sep", "aria-hidden": "true" }, "·"), fields.y.input));
+  card.addNotes(fields.x.note, fields.y.note);
   const knob = h("div", { class: "xy-knob", "data-thumb": "xy" }, sliders.x, sliders.y);
   const cross = h("div", { class: "xy-cross", "aria-hidden": "true" });
   const lines = [
@@ -70,33 +75,19 @@ export function createXY(control, { model, actions }) {
   const ghosts = new GhostLayer(() => pad, placeXY);
 
   for (const a of ["x", "y"]) {
-    sliders[a].addEventListener("keydown", (event) => {
-      if (event.altKey || event.ctrlKey || event.metaKey || actions.readOnly) return;
-      if (event.key === "Escape") {
-        if (cancelDrags(control.id)) event.preventDefault();
-        return;
-      }
-      const arrow = ARROWS[event.key];
-      const page = event.key === "PageUp" ? 10 : event.key === "PageDown" ? -10 : 0;
-      const isEnd = event.key === "Home" || event.key === "End";
-      if (!arrow && !page && !isEnd) return;
-      event.preventDefault();
-      if (isDragging(control.id)) return; // the drag owns the knob until released
-      if (isEnd) {
-        const target = event.key === "Home" ? axes[a].min : axes[a].max;
-        const shown = model.shown(control.id);
-        const expected = model.heldBy(control.id, "xy") || !shown ? undefined : { ...shown, [a]: target };
-        actions.send(control.id, "xy", { type: "set", value: { [a]: target } }, expected);
-        return;
-      }
-      const by = arrow ?? (a === "x" ? [page, 0] : [0, page]);
-      actions.step(control.id, "xy", by);
+    fieldKeys[a] = bindThumbKeys(sliders[a], {
+      controlId: control.id, thumb: "xy", model, actions, axis: a,
+      ends: (along) => [axes[along].min, axes[along].max],
+      edit: () => fields[a].edit(),
     });
   }
+  let text = "";
 
   return {
     section: card.section,
     card,
+    fields,
+    valueText: () => text,
     update(state, others) {
       const f = position(control, state, "xy");
       placeXY(knob, f);
@@ -107,7 +98,8 @@ export function createXY(control, { model, actions }) {
         setAttr(sliders[a], "aria-valuenow", state[a]);
         setAttr(sliders[a], "aria-valuetext", axisText(state[a], axes[a]));
       }
-      setText(value, `${axisText(state.x, axes.x)} · ${axisText(state.y, axes.y)}`);
+      for (const a of ["x", "y"]) fields[a].update(state);
+      text = `${axisText(state.x, axes.x)} · ${axisText(state.y, axes.y)}`;
       ghosts.update(others, (g) => position(control, g.state, "xy"));
     },
   };
