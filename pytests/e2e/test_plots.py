@@ -311,6 +311,9 @@ def test_series_controls_get_sparklines_and_others_do_not(server, browser):
     with_spark = lambda: sorted(s.get_attribute("data-control") for s in page.all("section.control") if s.find_elements("css selector", ".spark"))  # noqa: E731
     page.wait(lambda: with_spark() == ["loss", "lr"], what=lambda: f"sparklines on loss and lr only (now {with_spark()})")
     assert page.find('section[data-control="lr"] button.chart-open').get_attribute("aria-label") == "Chart of Learning rate"
+    # Nothing published yet: the value the loss holds is drawn across the strip, not "no values".
+    page.wait(lambda: (drawn(page, 'section[data-control="loss"] .spark-line', "d") or [""])[0].startswith("M0 "),
+              what="the held value from the strip's left edge")
 
 
 def series_requests(page) -> int:

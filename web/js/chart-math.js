@@ -311,6 +311,16 @@ export class SeriesData {
   }
 }
 
+/**
+ * The points to draw over [from, …]: `points`, or when the span holds none,
+ * the control's current value held since `from` (no commit in the span: it
+ * had that value all along).
+ */
+export function withHeldValue(points, from, current) {
+  if (points.length || !Number.isFinite(current)) return points;
+  return [[from, current, current, current, true]]; // the fifth field: held, not committed then
+}
+
 // ------------------------------------------------------------------ paths
 
 function num(v) {
@@ -441,7 +451,8 @@ export function markerText(marker) {
 /** The read-out of a point: "14:02:31 · 0.312 (min 0.3, max 0.33)" (one value: no min and max). */
 export function readoutText(point, schema) {
   if (!point) return "";
-  const [t, min, max, last] = point;
+  const [t, min, max, last, held] = point;
+  if (held === true) return `${seriesText(last, schema)} throughout: no commit in this span`;
   const head = `${clockTime(t)} · ${seriesText(last, schema)}`;
   if (min === max) return head;
   return `${head} (min ${seriesNumber(min, schema)}, max ${seriesNumber(max, schema)})`;

@@ -13,7 +13,7 @@
 import { h, setAttr, setText, svg } from "./dom.js";
 import {
   SeriesData, chartLayout, chartSVG, decimate, markerNear, markerText, mergeMarkers, nearestIndex, readoutText,
-  exportName, scrubTime, seriesCSV, seriesText, sinceFor,
+  exportName, plotValue, scrubTime, seriesCSV, seriesText, sinceFor, withHeldValue,
 } from "./chart-math.js";
 import { loadMarkers, markersUnavailableText, unavailableText } from "./series.js";
 import { clockTime } from "./timeline.js";
@@ -271,7 +271,9 @@ export class ChartPanel {
     this.drawnAt = now;
     const [from, to] = this.span(now);
     const plotGuess = Math.max(1, width - 60);
-    this.drawn = decimate(this.data.points(from, to), from, to, plotGuess);
+    // Once the series answered: a span without commits shows the value it held all along.
+    const held = this.answer ? plotValue(this.model.committed(this.id)) : null;
+    this.drawn = withHeldValue(decimate(this.data.points(from, to), from, to, plotGuess), from, held);
     const layout = chartLayout({ width, height, from, to, points: this.drawn, markers: this.markers(), cursor, bucket: this.data.base?.width ?? null, compact: width < 520, until: to });
     layout.cursorWanted = cursor;
     layout.from = from;
@@ -340,7 +342,7 @@ export class ChartPanel {
       setAttr(this.hoverLine, "visibility", "hidden");
       setAttr(this.hoverDot, "visibility", "hidden");
       const last = this.drawn[this.drawn.length - 1];
-      setText(this.readout, last ? `Latest: ${readoutText(last, this.schema)}` : "");
+      setText(this.readout, !last ? "" : last[4] === true ? readoutText(last, this.schema) : `Latest: ${readoutText(last, this.schema)}`);
       return;
     }
     const x = layout.x(point[0]);

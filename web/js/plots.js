@@ -8,7 +8,7 @@
 // frame before the model applies it, and `render` from its own render.
 
 import { h, setAttr, setText, svg } from "./dom.js";
-import { SPARK_SPAN_MS, SeriesData, bandPath, cleanPoints, decimate, extent, gapFor, hasSeries, linePath, linearScale, plotValue, sparkSpan } from "./chart-math.js";
+import { SPARK_SPAN_MS, SeriesData, bandPath, cleanPoints, decimate, extent, gapFor, hasSeries, linePath, linearScale, plotValue, sparkSpan, withHeldValue } from "./chart-math.js";
 import { ChartPanel } from "./chart.js";
 import { SeriesClient } from "./series.js";
 
@@ -59,12 +59,13 @@ class Sparkline {
     return Math.max(30, Math.min(600, Math.round(w / 2)));
   }
 
-  draw(data, now) {
+  /** Draws the series' span; `current` (the committed value now) holds over a span without commits. */
+  draw(data, now, current) {
     const all = data.points(now - SPARK_SPAN_MS, now);
     const { span, label } = sparkSpan(all[0]?.[0], now);
     setText(this.spanText, label);
     const from = now - span;
-    const points = decimate(all.filter((p) => p[0] >= from), from, now, SPARK_W / 2);
+    const points = withHeldValue(decimate(all.filter((p) => p[0] >= from), from, now, SPARK_W / 2), from, current);
     this.el.dataset.empty = points.length ? "false" : "true";
     this.svg.dataset.points = String(points.length);
     if (!points.length) {
@@ -228,7 +229,7 @@ export class Plots {
     if (this.dirty || now - this.drawnAt >= SLIDE_MS) {
       this.dirty = false;
       this.drawnAt = now;
-      for (const [id, spark] of this.sparks) spark.draw(this.sparkOf(id), now);
+      for (const [id, spark] of this.sparks) spark.draw(this.sparkOf(id), now, plotValue(this.model.committed(id)));
     }
     for (const [id, spark] of this.sparks) setAttr(spark.button, "aria-expanded", this.chart.isOpen && this.chart.id === id ? "true" : "false");
     this.chart.render(now);

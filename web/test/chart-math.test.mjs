@@ -6,7 +6,7 @@ import { test } from "node:test";
 import {
   LIGHT_PALETTE, SeriesData, bandPath, chartLayout, chartSVG, cleanPoints, decimate, exportName, extent, hasSeries,
   historyMarkers, indexAtOrBefore, linePath, linearScale, markerNear, markerText, mergeMarkers, nearestIndex,
-  niceStep, placeMarkers, scrubTime, sparkSpan, tickStep, plotValue, readoutText, segments, seriesCSV, seriesNumber, sinceFor, stateText, timeTicks,
+  niceStep, placeMarkers, scrubTime, sparkSpan, tickStep, withHeldValue, plotValue, readoutText, segments, seriesCSV, seriesNumber, sinceFor, stateText, timeTicks,
   valueAxis, whoText,
 } from "../js/chart-math.js";
 
@@ -331,4 +331,13 @@ test("the scrub cursor is at the viewed revision's time: the moment's own once f
   assert.equal(scrubTime({ target: 12, preview: { rev: 11, time: T0 + 9400 }, summary: { marks } }), T0 + 9000, "a moment of another revision is not used");
   assert.equal(scrubTime({ target: 5, summary: null }), null);
   assert.equal(scrubTime(null), null);
+});
+
+test("a span without commits shows the value the control held all along", () => {
+  assert.deepEqual(withHeldValue([], T0 - 60000, -12), [[T0 - 60000, -12, -12, -12, true]]);
+  assert.equal(readoutText(withHeldValue([], T0, -12)[0], LEVEL), "-12 dB throughout: no commit in this span");
+  const pts = [[T0, 1, 2, 1]];
+  assert.equal(withHeldValue(pts, T0 - 60000, -12), pts, "points of its own: drawn as they are");
+  assert.deepEqual(withHeldValue([], T0, null), [], "no value known: nothing");
+  assert.equal(linePath(withHeldValue([], 0, 5), (t) => t, (v) => 100 - v, Infinity, 60), "M0 95L60 95");
 });
