@@ -10,6 +10,7 @@
 import { h, setAttr, setText, svg } from "./dom.js";
 import { SPARK_SPAN_MS, SeriesData, bandPath, cleanPoints, decimate, extent, gapFor, hasSeries, linePath, linearScale, plotValue, sparkSpan, withHeldValue } from "./chart-math.js";
 import { ChartPanel } from "./chart.js";
+import { isClaimOnly } from "./protocol.js";
 import { SeriesClient } from "./series.js";
 
 const SPARK_W = 300;
@@ -149,8 +150,9 @@ export class Plots {
     }
     if (msg.type !== "update") return;
     for (const ch of msg.changes ?? []) {
-      const schema = this.model.schema(ch.control);
-      if (!schema) continue;
+      const held = this.model.controls.get(ch.control);
+      const schema = held?.schema;
+      if (!schema || isClaimOnly(held, ch)) continue; // a claim taken or let go is no commit
       if (hasSeries(schema)) {
         this.record(ch.control, now, plotValue(ch.state));
         continue;
