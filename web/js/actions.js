@@ -85,6 +85,14 @@ export class Actions {
     return seq;
   }
 
+  /** Tells the server which control this page has focused (null: none); viewers too. */
+  focus(controlId) {
+    if (!this.connection.isOpen) return false;
+    const msg = { type: "focus", seq: this.model.nextSeq() };
+    if (controlId != null) msg.control = controlId;
+    return this.connection.send(msg);
+  }
+
   /**
    * `reset` of one control (or, with null, of the whole room) to the schema's
    * initial state. Nothing is predicted (the page does not know the initial

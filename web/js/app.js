@@ -14,6 +14,7 @@ import { PresetsPanel } from "./presets.js";
 import { setupHistory } from "./history.js";
 import { askName, knownName } from "./name.js";
 import { createPlots } from "./plots.js";
+import { renderFocus, setupFocus } from "./focus.js";
 import { chooseLayout, collapsedGroups, storeCollapsed, storeLayout, storedLayout } from "./prefs.js";
 import { ResetTracker, resetRefusal, roomValuesText } from "./resets.js";
 import { setupRoomTools } from "./roomtools.js";
@@ -185,6 +186,8 @@ function copyValues() {
   const n = model.controls.size;
   copyText(roomValuesText(model)).then((ok) => undo.say(ok ? `Copied the values of ${n === 1 ? "1 control" : `${n} controls`} as JSON` : "Could not copy the values"));
 }
+// Where each person is: this page's focus to the server, others' on the cards (focus.js).
+const focus = setupFocus({ send: (control) => actions.focus(control) });
 const toolsContext = { reset: resetControl, copy: copyValue, canAct: () => actions.canAct, readOnly: () => model.readOnly };
 
 function handleMessage(msg) {
@@ -199,6 +202,7 @@ function handleMessage(msg) {
       access.welcomed();
       recovery = "none";
       buildViews();
+      focus.welcome();
       loadLastChanges(model, room, access.connectToken(), scheduleRender);
       break;
     case "update":
@@ -393,6 +397,7 @@ function render() {
   renderChanged(views, model, now);
   for (const view of views.values()) view.tools?.update();
   renderPresence(els.presence, model.peerList(), model.present);
+  renderFocus(views, model.peerList());
   presets.render(closed);
   undo.render();
   if (connection.state === "reconnecting") tickCountdown();

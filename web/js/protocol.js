@@ -220,7 +220,7 @@ export class RoomModel {
     const present = new Set();
     for (const p of msg.peers ?? []) {
       present.add(p.client);
-      this.peers.set(p.client, { client: p.client, name: p.name, color: p.color, away: false, leftAt: null });
+      this.peers.set(p.client, { client: p.client, name: p.name, color: p.color, focus: p.focus ?? null, away: false, leftAt: null });
     }
     for (const [id, p] of this.peers) {
       if (present.has(id)) continue;
@@ -270,7 +270,7 @@ export class RoomModel {
       if (ch.by != null) this.noteChange(ch.control, { rev: c.rev, by: ch.by, at: now });
     }
     for (const p of msg.joined ?? []) {
-      this.peers.set(p.client, { client: p.client, name: p.name, color: p.color, away: false, leftAt: null });
+      this.peers.set(p.client, { client: p.client, name: p.name, color: p.color, focus: p.focus ?? null, away: false, leftAt: null });
     }
     for (const id of msg.left ?? []) {
       const p = this.peers.get(id);
