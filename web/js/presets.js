@@ -131,6 +131,8 @@ export function refusalText(action, name, msg, holderName) {
   switch (msg.code) {
     case "busy":
       return `${what} “${name}”: ${holderName ?? "someone"} is moving a control it sets. Try again when they let go.`;
+    case "claimed":
+      return `${what} “${name}”: ${holderName ?? "someone"} has claimed a control it sets. Try again when they let go.`;
     case "forbidden":
       return `${what}: read only, your link does not allow changes.`;
     case "unknown_preset":
