@@ -5,7 +5,7 @@
 import { Access } from "./access.js";
 import { Actions } from "./actions.js";
 import { CLOSE_UNAUTHORIZED, TOKEN_KEY, closeNotice, expiryText, refreshURL, roleText, roomsOf, splitToken, tokenClaims } from "./auth.js";
-import { CLAIM_ENDED_TEXT, ClaimTracker, claimDoneText, claimRefusal, claimedText, claimsByPerson, endedClaims, holderName } from "./claims.js";
+import { CLAIM_DROPPED_TEXT, CLAIM_ENDED_TEXT, ClaimTracker, claimDoneText, claimRefusal, claimedText, claimsByPerson, endedClaims, holderName } from "./claims.js";
 import { copyText } from "./clipboard.js";
 import { Connection, roomURL } from "./connection.js";
 import { h, setAttr, setText, svg } from "./dom.js";
@@ -214,15 +214,21 @@ function handleMessage(msg) {
   const now = Date.now();
   timeline.message(msg);
   switch (msg.type) {
-    case "welcome":
+    case "welcome": {
       abortDrags();
       undo.welcome();
+      const before = { me: model.client, held: claimHolders() };
       model.applyWelcome(msg, now);
       access.welcomed();
       recovery = "none";
       buildViews();
+      // A connection that closed ended its claims: say so where I had one.
+      if (before.me != null) {
+        for (const [id, holder] of before.held) if (holder === before.me) views.get(id)?.card.notice(CLAIM_DROPPED_TEXT);
+      }
       loadLastChanges(model, room, access.connectToken(), scheduleRender);
       break;
+    }
     case "update": {
       undo.update(msg);
       const heldBefore = claimHolders();

@@ -97,6 +97,9 @@ export function claimDoneText(request, brokeName = null) {
 /** What the card says when my claim ended without my release (an admin let it go, or it lapsed). */
 export const CLAIM_ENDED_TEXT = `Your claim ended: an admin let it go, or ${CLAIM_TIMEOUT_MIN} minutes passed without a change`;
 
+/** What the card says when my connection dropped while I claimed the control (a claim ends with its connection). */
+export const CLAIM_DROPPED_TEXT = "Your claim ended when the connection dropped: claim it again to keep it";
+
 /**
  * `claim` and `release` messages sent and not yet answered: seq -> {action, control, client, holder}
  * (`holder`: whose claim a release let go, for "Broke Ann's claim").
