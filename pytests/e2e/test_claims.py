@@ -87,6 +87,7 @@ def test_a_claim_from_the_menu_locks_the_control_for_everyone_else_until_it_is_r
     thumb = ben.thumb("gain", "value")
     assert thumb.get_attribute("aria-disabled") == "true"
     assert ben.in_section("gain", "input.value-field").get_attribute("readonly") is not None
+    assert "Ann claimed Gain" in (ben.in_section("gain", "input.value-field").get_attribute("title") or "")
     assert "Ann" in (ben.in_section("gain", ".control-body").get_attribute("title") or "")
     assert ann.thumb("gain", "value").get_attribute("aria-disabled") is None, "the holder's own control stays live"
     # An editor cannot break Ann's claim: nothing in his menu for it.

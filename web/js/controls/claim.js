@@ -95,6 +95,10 @@ export function attachClaim(view, control, ctx) {
       const fieldsLocked = v.locked || ctx.inputsLocked();
       for (const input of section.querySelectorAll("input")) {
         if (input.readOnly !== fieldsLocked) input.readOnly = fieldsLocked;
+        // Its tooltip names the holder instead of inviting typing.
+        if (input.dataset.title == null) input.dataset.title = input.title ?? "";
+        const tip = v.locked ? v.title : input.dataset.title;
+        if (input.title !== tip) input.title = tip;
       }
     },
   };
