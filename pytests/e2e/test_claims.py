@@ -201,3 +201,35 @@ def test_screenshots_of_a_claimed_card_from_both_sides(browser, api, shots):
     ben.set_viewport(390, 844, mobile=True)
     ben.scroll_to(ben.section("blanks"))
     ben.screenshot("claims-other-compact-phone.png")
+
+
+def test_every_kind_claimed_in_the_synth_room_looks_read_only_to_the_others(browser, api, shots):
+    import json
+    from pathlib import Path
+    synth = json.loads((Path(__file__).resolve().parents[2] / "examples" / "synth.json").read_text())
+    code, body = api.request("POST", "/api/rooms", synth)
+    assert code == 201, (code, body)
+    ann = browser("Ann", room="synth", query={"token": mint_token(SECRET, "editor", "synth", 3600, "u-ann", "Ann")})
+    ben = browser("Ben", room="synth", query={"token": mint_token(SECRET, "editor", "synth", 3600, "u-ben", "Ben")})
+    for label, control in (("Cutoff", "cutoff"), ("Filter", "filter"), ("Stereo space", "space"),
+                           ("Trigger note", "trigger"), ("Waveform", "waveform")):
+        claim_item(open_menu(ann, label)).click()
+        ben.wait(lambda c=control: badge(ben, c) == "Ann has this", what=f"Ben sees Ann's claim on {label}")
+    # The switch, the pad's sliders and the snap's buttons say they are not Ben's to use.
+    assert ben.in_section("filter", ".toggle-switch").get_attribute("aria-disabled") == "true"
+    assert ben.in_section("trigger", ".press-button").get_attribute("aria-disabled") == "true"
+    assert all(t.get_attribute("aria-disabled") == "true" for t in ben.all(ben.section_css("space") + ' [role="slider"]'))
+    # A tap on the switch is refused with Ann's name, and nothing flips.
+    on = ben.in_section("filter", ".toggle-switch").get_attribute("aria-checked")
+    ben.scroll_to(ben.in_section("filter", ".toggle-switch")).click()
+    ben.wait(lambda: "Ann has this" in status(ben, "filter"), what="the switch's notice naming Ann")
+    ben.barrier()
+    assert ben.in_section("filter", ".toggle-switch").get_attribute("aria-checked") == on
+    # How many; all of them, in the room's order, in the tooltip.
+    ben.wait(lambda: ben.find('#presence li:not(.me) .peer-claim-text').text == "5 controls",
+             what=lambda: f"the presence list's lock (now {ben.find('#presence li:not(.me) .peer-claim-text').text!r})")
+    assert "claims Waveform, Trigger note, Filter, Cutoff, Stereo space" in ben.find("#presence li:not(.me)").get_attribute("title")
+    ben.set_viewport(1280, 1100)
+    ben.screenshot("claims-synth-other.png")
+    ann.set_viewport(1280, 1100)
+    ann.screenshot("claims-synth-mine.png")

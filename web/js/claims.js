@@ -167,9 +167,9 @@ export function claimsByPerson(controls) {
   return out;
 }
 
-/** The presence list's words for what someone claims: "Cutoff", "Cutoff, Gain", "Cutoff +2". */
+/** The presence list's words for what someone claims: "Cutoff", "Cutoff, Gain", "3 controls" (the tooltip names them all). */
 export function claimsText(labels) {
   if (!labels?.length) return "";
   if (labels.length <= 2) return labels.join(", ");
-  return `${labels[0]} +${labels.length - 1}`;
+  return `${labels.length} controls`;
 }

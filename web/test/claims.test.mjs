@@ -100,7 +100,7 @@ test("who claims what, for the presence list", () => {
   assert.deepEqual(by.get("c3"), ["pan"]);
   assert.equal(claimsText(["Cutoff"]), "Cutoff");
   assert.equal(claimsText(["Cutoff", "Size"]), "Cutoff, Size");
-  assert.equal(claimsText(["Cutoff", "Size", "Gain"]), "Cutoff +2");
+  assert.equal(claimsText(["Cutoff", "Size", "Gain"]), "3 controls");
   assert.equal(claimsText([]), "");
   assert.equal(claimable({ type: "gauge" }), false);
   assert.equal(claimable({ type: "button" }), true);
