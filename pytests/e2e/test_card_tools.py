@@ -63,7 +63,7 @@ def test_a_cards_menu_copies_its_value_and_the_rooms_menu_copies_every_value_as_
     page.wait(lambda: panel.is_displayed(), what="the Gain menu open")
     assert button.get_attribute("aria-expanded") == "true"
     items = [b.text for b in panel.find_elements("css selector", "button.menu-item") if b.is_displayed()]
-    assert items == ["Reset to default", "Copy value"]
+    assert items == ["Reset to default", "Copy value", "Claim (only I move it)"]
     page.wait(lambda: active(page).text == "Reset to default", what="the first action focused")
     page.keys(Keys.ARROW_DOWN)
     page.wait(lambda: active(page).text == "Copy value", what="↓ moves to the next action")

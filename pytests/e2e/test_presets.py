@@ -191,3 +191,72 @@ def test_while_viewing_a_past_moment_presets_wait_for_live(browser, server):
     assert "past moment" in ann.find(".preset-save .preset-hint").text
     ann.find(".timeline-banner button").click()  # Back to live
     ann.wait(lambda: recall.is_enabled(), what="Recall enabled again once live")
+
+
+def test_saving_over_a_taken_name_asks_first_with_the_keyboard(browser, server, shots):
+    ben = browser("Ben")
+    ann = browser("Ann")
+    ann.wait(lambda: panel(ann).is_displayed(), what="the Presets panel")
+    server.put("gain", 0.8)
+    ben.wait_now("gain", "value", 0.8)
+    save(ben, "Warm")
+    ann.wait(lambda: listed(ann) == ["Warm"], what="Warm listed")
+
+    def saved_gain() -> float:
+        return server.request("GET", "/api/rooms/demo/presets/Warm")[1]["states"]["gain"]["value"]
+
+    server.put("gain", 0.2)
+    ann.wait_now("gain", "value", 0.2)
+    field = ann.scroll_to(ann.find(".preset-save input"))
+    field.click()
+    field.send_keys("Warm", Keys.ENTER)
+    question = ann.find(".preset-save .preset-replace")
+    ann.wait(lambda: question.is_displayed(), what="the question")
+    assert question.find_element("css selector", ".preset-question").text.startswith("Replace preset “Warm”, saved by Ben")
+    replace = ann.find('.preset-save [data-role="confirm-replace"]')
+    ann.wait(lambda: ann.driver.switch_to.active_element == replace, what="Replace focused (Enter answers it)")
+    ann.screenshot("presets-replace-question.png", panel(ann))
+
+    # Escape: nothing saved, back in the field with the name kept and selected, to change it.
+    ann.keys(Keys.ESCAPE)
+    ann.wait(lambda: not question.is_displayed(), what="the question withdrawn")
+    ann.wait(lambda: ann.driver.switch_to.active_element == field, what="the focus back in the field")
+    assert field.get_attribute("value") == "Warm"
+    assert ann.driver.execute_script("return [arguments[0].selectionStart, arguments[0].selectionEnd];", field) == [0, 4]
+    ann.barrier()
+    assert saved_gain() == pytest.approx(0.8), "Escape replaced the preset"
+
+    # Cancel does the same; Tab reaches it from Replace.
+    field.send_keys(Keys.ENTER)
+    ann.wait(lambda: question.is_displayed(), what="the question again")
+    ann.keys(Keys.TAB)
+    ann.wait(lambda: ann.driver.switch_to.active_element.get_attribute("data-role") == "cancel-replace", what="Tab to Cancel")
+    ann.keys(Keys.ENTER)
+    ann.wait(lambda: not question.is_displayed(), what="Cancel withdrew the question")
+    ann.barrier()
+    assert saved_gain() == pytest.approx(0.8)
+
+    # Enter on Replace saves over it, for everyone; the field is empty and keeps the focus.
+    ann.wait(lambda: ann.driver.switch_to.active_element == field, what="the focus back in the field")
+    field.send_keys(Keys.ENTER)
+    ann.wait(lambda: ann.driver.switch_to.active_element == replace, what="Replace focused")
+    ann.keys(Keys.ENTER)
+    ann.wait(lambda: "Saved “Warm”" in status(ann), what="a saved status")
+    assert saved_gain() == pytest.approx(0.2)
+    assert not question.is_displayed()
+    assert field.get_attribute("value") == ""
+    assert ann.driver.switch_to.active_element == field
+    ben.wait(lambda: "by Ann" in preset_row(ben, "Warm").find_element("css selector", ".preset-meta").text,
+             what="Ben's list says Ann saved it now")
+    # A new name saves at once, without a question.
+    field.send_keys("Cold", Keys.ENTER)
+    ann.wait(lambda: listed(ann) == ["Cold", "Warm"], what="Cold saved")
+    assert not question.is_displayed()
+
+    # On a phone the question wraps under the field.
+    ann.set_viewport(390, 844, mobile=True)
+    field.send_keys("Warm", Keys.ENTER)
+    ann.wait(lambda: question.is_displayed(), what="the question on a phone")
+    ann.screenshot("presets-replace-question-phone.png", ann.find(".preset-save"))
+    ann.keys(Keys.ESCAPE)
+    ann.wait(lambda: not question.is_displayed(), what="the question withdrawn")

@@ -99,10 +99,11 @@ def test_a_controls_reset_from_its_menu_or_its_label_goes_back_to_the_room_file_
     open_menu(page, "More for Resonance").find_element("css selector", 'button[data-item="reset"]').click()
     page.barrier()
     assert synth.rev(ROOM) == rev
-    # A gauge and a momentary button offer no reset.
-    for label in ("More for Output level", "More for Trigger note"):
+    # A gauge and a momentary button offer no reset (a button may be claimed; a gauge is its source's).
+    for label, items in (("More for Output level", ["Copy value"]),
+                         ("More for Trigger note", ["Copy value", "Claim (only I press it)"])):
         panel = open_menu(page, label)
-        assert [b.text for b in panel.find_elements("css selector", "button.menu-item") if b.is_displayed()] == ["Copy value"]
+        assert [b.text for b in panel.find_elements("css selector", "button.menu-item") if b.is_displayed()] == items
         page.keys(Keys.ESCAPE)
 
 

@@ -44,6 +44,24 @@ export class Actions {
     return seq;
   }
 
+  /** True when a write of the thumb (null: any thumb) will be refused: someone else holds it (busy) or claims the control (claimed). */
+  blocked(controlId, thumb) {
+    return this.model.heldBy(controlId, thumb) != null || this.model.claimedByOther(controlId) != null;
+  }
+
+  /**
+   * `claim` ("only I move this until I let go") or `release` of a control.
+   * Nothing is predicted: the server's answer is a change entry carrying (or
+   * no longer carrying) `claim`. Returns the seq, or null when nothing was sent.
+   */
+  claim(controlId, action = "claim") {
+    if (!this.canAct || (action !== "claim" && action !== "release") || !this.model.schema(controlId)) return null;
+    const seq = this.model.nextSeq();
+    if (!this.connection.send({ type: action, seq, control: controlId })) return null;
+    this.changed();
+    return seq;
+  }
+
   /** A drag message: phase begin/move/end/cancel, with optional dx or at. */
   drag(controlId, thumb, phase, pointer = {}, optimistic = undefined) {
     return this.send(controlId, thumb, { type: "drag", phase, ...pointer }, optimistic);
@@ -53,8 +71,8 @@ export class Actions {
   step(controlId, thumb, n) {
     const control = this.model.schema(controlId);
     if (!control) return null;
-    // A thumb someone else holds will be refused (busy): do not move it meanwhile.
-    const expected = this.model.heldBy(controlId, thumb)
+    // A thumb someone else holds (busy) or a control someone else claims (claimed) will be refused: do not move it meanwhile.
+    const expected = this.blocked(controlId, thumb)
       ? undefined
       : stepBy(control, thumb, n, this.model.shown(controlId));
     return this.send(controlId, thumb, { type: "step", by: n }, expected);
@@ -66,7 +84,7 @@ export class Actions {
     const axes = control?.type === "xy" && value != null && typeof value === "object"
       && Object.keys(value).length > 0 && Object.entries(value).every(([k, v]) => (k === "x" || k === "y") && Number.isFinite(v));
     if (!control || !(Number.isFinite(value) || axes)) return null;
-    const expected = this.model.heldBy(controlId, thumb)
+    const expected = this.blocked(controlId, thumb)
       ? undefined
       : setValue(control, thumb, value, this.model.shown(controlId));
     return this.send(controlId, thumb, { type: "set", value }, expected);
@@ -116,7 +134,7 @@ export class Actions {
     const rgb = parseHex(hex);
     if (!control || !rgb) return null;
     let expected;
-    if (!this.model.heldBy(controlId)) {
+    if (!this.blocked(controlId, null)) {
       expected = { ...this.model.shown(controlId) };
       for (const channel of ["red", "green", "blue"]) expected = hold(control, channel, rgb[channel], expected);
     }

@@ -5,6 +5,7 @@
 import { Access } from "./access.js";
 import { Actions } from "./actions.js";
 import { CLOSE_UNAUTHORIZED, TOKEN_KEY, closeNotice, expiryText, refreshURL, roleText, roomsOf, splitToken, tokenClaims } from "./auth.js";
+import { CLAIM_DROPPED_TEXT, CLAIM_ENDED_TEXT, ClaimTracker, claimDoneText, claimRefusal, claimedText, claimsByPerson, endedClaims, holderName } from "./claims.js";
 import { copyText } from "./clipboard.js";
 import { Connection, roomURL } from "./connection.js";
 import { h, setAttr, setText, svg } from "./dom.js";
@@ -29,6 +30,7 @@ import { createSlider } from "./controls/slider.js";
 import { createSnap } from "./controls/snap.js";
 import { createButton } from "./controls/button.js";
 import { loadLastChanges, renderChanged, tickChanged } from "./controls/changed.js";
+import { attachClaim } from "./controls/claim.js";
 import { groupCards } from "./controls/groups.js";
 import { attachTools } from "./controls/tools.js";
 import { createToggle } from "./controls/toggle.js";
@@ -188,40 +190,87 @@ function copyValues() {
 }
 // Where each person is: this page's focus to the server, others' on the cards (focus.js).
 const focus = setupFocus({ send: (control) => actions.focus(control) });
-const toolsContext = { reset: resetControl, copy: copyValue, canAct: () => actions.canAct, readOnly: () => model.readOnly };
+const toolsContext = {
+  reset: resetControl, copy: copyValue, canAct: () => actions.canAct, readOnly: () => model.readOnly,
+  locked: (id) => model.claimedByOther(id) != null,
+};
+
+// Claims ("only I move this until I let go", claims.js): the cards' menus send them, the answers are told on the card.
+const claims = new ClaimTracker();
+const claimContext = {
+  model,
+  pending: (id) => claims.isPending(id),
+  canAct: () => actions.canAct,
+  inputsLocked: () => model.readOnly || timeline.viewing,
+  send(action, id, holder) {
+    const seq = actions.claim(id, action);
+    if (seq != null) claims.sent(seq, action, id, model.client, holder);
+  },
+};
+/** Who claims each control now: id -> holder (null: nobody). */
+const claimHolders = () => new Map([...model.controls].map(([id, c]) => [id, c.claim ?? null]));
+
+/** The presence list's people, each with the labels of the controls they claim. */
+function peopleWithClaims() {
+  const byPerson = claimsByPerson(model.controls);
+  return model.peerList().map((p) => ({ ...p, claims: byPerson.get(p.client) ?? [] }));
+}
 
 function handleMessage(msg) {
   const now = Date.now();
   timeline.message(msg);
   plots.message(msg, now);
   switch (msg.type) {
-    case "welcome":
+    case "welcome": {
       abortDrags();
       undo.welcome();
+      const before = { me: model.client, held: claimHolders() };
       model.applyWelcome(msg, now);
       access.welcomed();
       recovery = "none";
       buildViews();
       focus.welcome();
+      // A connection that closed ended its claims: say so where I had one.
+      if (before.me != null) {
+        for (const [id, holder] of before.held) if (holder === before.me) views.get(id)?.card.notice(CLAIM_DROPPED_TEXT);
+      }
       loadLastChanges(model, room, access.connectToken(), scheduleRender);
       break;
-    case "update":
+    }
+    case "update": {
       undo.update(msg);
+      const heldBefore = claimHolders();
       model.applyUpdate(msg, now);
+      const answered = claims.acked(model.ack, model.client);
+      for (const done of answered) {
+        views.get(done.control)?.card.notice(claimDoneText(done, done.holder != null ? holderName(model, done.holder) : null), "ok");
+      }
+      // My claim ended without my release: an admin let it go, or it lapsed.
+      const released = new Set(answered.filter((d) => d.action === "release").map((d) => d.control));
+      for (const request of claims.pending.values()) if (request.action === "release") released.add(request.control);
+      for (const id of endedClaims(heldBefore, claimHolders(), model.client, released)) views.get(id)?.card.notice(CLAIM_ENDED_TEXT);
       access.acked(model.ack);
       for (const done of resets.acked(model.ack, model.client)) {
         if (done.control == null) undo.say("Reset every control to its default");
         else views.get(done.control)?.card.notice("Reset to default", "ok");
       }
       break;
+    }
     case "presets":
       presets.apply(msg);
       break;
     case "reject": {
       if (presets.rejected(msg)) break;
+      const refusedClaim = claims.rejected(msg);
+      if (refusedClaim) {
+        views.get(refusedClaim.control)?.card.notice(claimRefusal(refusedClaim.action, msg, holderName(model, msg.holder)));
+        if (msg.code === "forbidden") model.applyReject(msg); // the page turns read-only
+        if (msg.code !== "busy" && msg.code !== "claimed") console.warn("tandem: claim refused", msg);
+        break;
+      }
       const refusedReset = resets.rejected(msg);
       if (refusedReset) {
-        const text = resetRefusal(msg, msg.holder != null ? model.nameOf(msg.holder) : null);
+        const text = resetRefusal(msg, holderName(model, msg.holder));
         if (refusedReset.control == null) undo.say(text);
         else views.get(refusedReset.control)?.card.notice(text);
         if (msg.code === "forbidden") model.applyReject(msg); // the page turns read-only
@@ -235,13 +284,14 @@ function handleMessage(msg) {
       const r = model.applyReject(msg);
       undo.rejected(msg, r);
       if (r.controlId != null) {
-        if (r.endsGesture) abortDrags(r.controlId);
+        if (r.endsGesture) abortDrags(r.controlId, r.thumb);
         const view = views.get(r.controlId);
         if (view && r.code === "busy") view.card.notice(`held by ${r.holderName ?? "someone else"}`);
+        else if (view && r.code === "claimed") view.card.notice(claimedText(holderName(model, r.holder)));
         else if (view && r.code === "forbidden") view.card.notice(FORBIDDEN_TEXT);
         else if (view && r.code !== "no_gesture") view.card.notice(r.message || r.code);
       }
-      if (r.code !== "busy" && r.code !== "no_gesture") console.warn("tandem: rejected", msg);
+      if (!["busy", "claimed", "no_gesture"].includes(r.code)) console.warn("tandem: rejected", msg);
       break;
     }
     default:
@@ -265,6 +315,7 @@ function buildViews() {
     if (!create) continue;
     const view = create(c.schema, { model, actions });
     view.tools = attachTools(view, c.schema, toolsContext);
+    view.claim = attachClaim(view, c.schema, claimContext);
     views.set(id, view);
     sections.push(view.section);
   }
@@ -395,8 +446,11 @@ function render() {
     if (state) view.update(state, timeline.viewing ? [] : model.ghostsOf(id));
   }
   renderChanged(views, model, now);
-  for (const view of views.values()) view.tools?.update();
-  renderPresence(els.presence, model.peerList(), model.present);
+  for (const view of views.values()) {
+    view.tools?.update();
+    view.claim?.update();
+  }
+  renderPresence(els.presence, peopleWithClaims(), model.present);
   renderFocus(views, model.peerList());
   presets.render(closed);
   undo.render();

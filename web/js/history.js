@@ -69,7 +69,8 @@ export function setupHistory({ model, actions, buttons, status, forbiddenText })
       if (!refused) return;
       sent.delete(msg.seq);
       const why = msg.code === "busy" ? `held by ${r.holderName ?? "someone else"}`
-        : msg.code === "forbidden" ? forbiddenText : (msg.message || msg.code);
+        : msg.code === "claimed" ? `${r.holderName ?? "someone else"} has claimed a control it would change`
+          : msg.code === "forbidden" ? forbiddenText : (msg.message || msg.code);
       say(`${refused === "undo" ? "Undo" : "Redo"}: ${why}`);
     },
     render() {

@@ -3,9 +3,12 @@
 // takes more than one line of the header: the people who fit are shown
 // (me always among them), and a "+N" chip counts the rest — those that do
 // not fit and those the server does not list (past its presence limit). The
-// chip opens the full list.
+// chip opens the full list. Someone who claims controls has a small lock
+// with what they claim ("🔒 Cutoff") after their name.
 
+import { claimsText } from "./claims.js";
 import { h, setText, svg } from "./dom.js";
+import { lockIcon } from "./controls/card.js";
 
 /**
  * Which of the people fit on one line: indices into `widths` (pixel widths of
@@ -58,6 +61,7 @@ function peerItem(p) {
   return h("li", { "data-client": p.client },
     h("span", { class: "peer-dot", "aria-hidden": "true" }),
     h("span", { class: "peer-name" }),
+    h("span", { class: "peer-claim", hidden: true }, lockIcon(), h("span", { class: "sr-only" }, "claims "), h("span", { class: "peer-claim-text" })),
     h("span", { class: "peer-tag" }));
 }
 
@@ -85,7 +89,12 @@ function drawPeer(li, p, header = false) {
   li.classList.toggle("away", p.away);
   setText(li.querySelector(".peer-name"), p.name);
   setText(li.querySelector(".peer-tag"), p.me ? "you" : p.away ? "away" : "");
-  li.title = p.me ? `${p.name} (you)` : p.away ? `${p.name} left a moment ago` : p.name;
+  const claimed = p.claims ?? [];
+  const claim = li.querySelector(".peer-claim");
+  claim.hidden = claimed.length === 0;
+  setText(claim.querySelector(".peer-claim-text"), claimsText(claimed));
+  const claims = claimed.length ? `, claims ${claimed.join(", ")}` : "";
+  li.title = (p.me ? `${p.name} (you)` : p.away ? `${p.name} left a moment ago` : p.name) + claims;
 }
 
 /** The dialog with everyone, opened by the chip. */
@@ -147,7 +156,7 @@ function watch(list, redraw) {
 }
 
 export function renderPresence(list, peers, present = null) {
-  const key = JSON.stringify([list.clientWidth, present, peers.map((p) => [p.client, p.name, p.color, p.away, p.me])]);
+  const key = JSON.stringify([list.clientWidth, present, peers.map((p) => [p.client, p.name, p.color, p.away, p.me, p.claims ?? []])]);
   if (key === fittedFor && list.isConnected) return;
   fittedFor = key;
   const items = new Map([...list.children].filter((li) => li.dataset.client).map((li) => [li.dataset.client, li]));

@@ -125,12 +125,28 @@ export function relativeTime(ms, now = Date.now()) {
   return new Date(ms).toLocaleDateString();
 }
 
+/**
+ * Whether saving under `name` would replace a preset of `list`: null when the
+ * name is free, else {preset, question}, the question asked first ("Replace
+ * preset “Warm”, saved by Ann 3 min ago?"). Names are compared exactly, as the
+ * server does (after cleanPresetName's trimming).
+ */
+export function saveCollision(name, list, now = Date.now()) {
+  const preset = name == null ? undefined : (Array.isArray(list) ? list : []).find((p) => p?.name === name);
+  if (!preset) return null;
+  const when = relativeTime(preset.time, now);
+  const saved = ["saved", preset.by ? `by ${preset.by}` : "", when].filter(Boolean).join(" ");
+  return { preset, question: `Replace preset “${preset.name}”, ${saved}?` };
+}
+
 /** What a refused preset message is called on screen. */
 export function refusalText(action, name, msg, holderName) {
   const what = { save: "Save", recall: "Recall", rename: "Rename", delete: "Delete" }[action] ?? "Preset";
   switch (msg.code) {
     case "busy":
       return `${what} “${name}”: ${holderName ?? "someone"} is moving a control it sets. Try again when they let go.`;
+    case "claimed":
+      return `${what} “${name}”: ${holderName ?? "someone"} has claimed a control it sets. Try again when they let go.`;
     case "forbidden":
       return `${what}: read only, your link does not allow changes.`;
     case "unknown_preset":
@@ -178,6 +194,8 @@ export class PresetsPanel {
     this.open = new Set();
     this.renaming = null;
     this.confirming = null;
+    /** The name a save would replace, while the panel asks first ("Replace preset “Warm”…?"); null otherwise. */
+    this.replacing = null;
     this.listVersion = 0;
     /** name -> PresetRow, as drawn. */
     this.rows = new Map();
@@ -243,14 +261,36 @@ export class PresetsPanel {
     this.input = h("input", {
       id: `${this.id}-name`, class: "preset-input", type: "text", maxlength: String(MAX_NAME * 2),
       autocomplete: "off", spellcheck: "false", placeholder: "e.g. Warm pad", "aria-describedby": `${this.id}-hint`,
-      oninput: () => this.renderForm(),
+      oninput: () => {
+        // The question was about the name as it was typed.
+        if (this.replacing != null) this.closeReplace(false);
+        this.renderForm();
+      },
     });
     this.saveButton = h("button", { type: "submit", class: "preset-button preset-primary" }, "Save");
     this.hint = h("p", { id: `${this.id}-hint`, class: "preset-hint" });
+    // Saving over a name that is taken asks first (replaceQuestion).
+    this.question = h("span", { id: `${this.id}-replace-question`, class: "preset-question" });
+    this.replaceButton = h("button", {
+      type: "button", class: "preset-button preset-danger", "data-role": "confirm-replace", "data-writes": "",
+      "aria-describedby": this.question.id,
+      onclick: () => this.confirmReplace(),
+      // A held Enter repeats: the repeat of the Enter that asked must not answer.
+      onkeydown: (event) => { if (event.key === "Enter" && event.repeat) event.preventDefault(); },
+    }, "Replace");
+    this.cancelReplace = h("button", { type: "button", class: "preset-button", "data-role": "cancel-replace",
+      onclick: () => this.closeReplace(true) }, "Cancel");
+    this.replaceBox = h("div", {
+      class: "preset-confirm preset-replace", role: "group", "aria-labelledby": this.question.id, hidden: true,
+      onkeydown: (event) => {
+        if (event.key === "Escape") { event.preventDefault(); event.stopPropagation(); this.closeReplace(true); }
+      },
+    }, this.question, h("div", { class: "preset-confirm-actions" }, this.replaceButton, this.cancelReplace));
     this.form = h("form", { class: "preset-save", onsubmit: (event) => this.onSave(event) },
       h("label", { for: `${this.id}-name`, class: "preset-label" }, "Save the current values as"),
       h("div", { class: "preset-save-row" }, this.input, this.saveButton),
-      this.hint);
+      this.hint,
+      this.replaceBox);
     this.count = h("span", { class: "preset-count", "aria-hidden": "true" });
     this.list = h("ul", { class: "preset-list", "aria-labelledby": titleId });
     this.empty = h("p", { class: "preset-empty" });
@@ -303,6 +343,12 @@ export class PresetsPanel {
     const typed = raw.trim() !== "";
     const existing = name != null ? this.presets?.find((p) => p.name === name) : undefined;
     setText(this.saveButton, existing ? "Replace" : "Save");
+    // A question open while the list changes: it names the preset as it is now, or goes when the name is free again.
+    if (this.replacing != null) {
+      const collision = saveCollision(this.replacing, this.presets);
+      if (collision && this.connection.isOpen && !this.model.readOnly && !this.paused()) setText(this.question, collision.question);
+      else this.closeReplace(false);
+    }
     const paused = this.paused();
     this.saveButton.disabled = !this.connection.isOpen || this.model.readOnly || paused || !name;
     const invalid = typed && error != null;
@@ -310,6 +356,7 @@ export class PresetsPanel {
     this.hint.classList.toggle("preset-hint-error", invalid && !paused);
     setText(this.hint, paused ? "You are looking at a past moment: go back to live to save or recall a preset."
       : invalid ? error
+      : this.replacing != null ? "" // the question under the field says it
       : existing ? `Replaces “${existing.name}” (saved by ${existing.by || "someone"}).`
         : this.presets && this.presets.length >= 100 ? "This room keeps at most 100 presets: delete one first, or save over an existing name."
           : "");
@@ -323,9 +370,54 @@ export class PresetsPanel {
       this.input.focus();
       return;
     }
+    // A name that is taken: ask before replacing that preset (for everyone).
+    const collision = saveCollision(name, this.presets);
+    if (collision) {
+      this.askReplace(name, collision);
+      return;
+    }
+    this.save(name);
+  }
+
+  /** Sends the save; the field empties for the next name. */
+  save(name) {
     if (this.send("save", name) != null) {
       this.input.value = "";
       this.renderForm();
+      return true;
+    }
+    return false;
+  }
+
+  /** Asks "Replace preset “Warm”, saved by Ann 3 min ago?" under the field, Replace focused (Enter answers yes, Escape no). */
+  askReplace(name, collision) {
+    this.replacing = name;
+    setText(this.question, collision.question);
+    this.replaceBox.hidden = false;
+    this.renderForm();
+    this.replaceButton.focus();
+  }
+
+  /** Replace: the save goes out, the question goes, the field keeps the focus for the next name. */
+  confirmReplace() {
+    const name = this.replacing;
+    if (name == null) return;
+    this.replacing = null;
+    this.replaceBox.hidden = true;
+    this.save(name);
+    this.input.focus();
+  }
+
+  /** Withdraws the question; `refocus`: back to the field, the name selected to change it (Cancel, Escape). */
+  closeReplace(refocus) {
+    if (this.replacing == null) return;
+    this.replacing = null;
+    const hadFocus = this.replaceBox.contains(document.activeElement);
+    this.replaceBox.hidden = true;
+    this.renderForm();
+    if (refocus || hadFocus) {
+      this.input.focus();
+      this.input.select();
     }
   }
 

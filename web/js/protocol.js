@@ -20,12 +20,17 @@ const ENDING_PHASES = new Set(["end", "cancel"]);
 
 /** Reject codes after which the refused drag has no gesture on the server. */
 export const GESTURE_ENDING_REJECTS = new Set([
-  "busy", "no_gesture", "forbidden", "read_only", "unknown_control", "unknown_thumb", "bad_message",
+  "busy", "claimed", "no_gesture", "forbidden", "read_only", "unknown_control", "unknown_thumb", "bad_message",
 ]);
 
 /** Whether a change only says who claims the control: the same revision and state as held. */
 export function isClaimOnly(held, change) {
   return change.rev === held.rev && JSON.stringify(change.state) === JSON.stringify(held.state);
+}
+
+/** The key of a thumb in my previews (a caller that names none gets "" ). */
+function thumbKey(thumb) {
+  return thumb ?? "";
 }
 
 /** A copy of a wire state (states are flat objects of numbers and strings). */
@@ -105,7 +110,10 @@ export class RoomModel {
     this.pending = new Map();
     /** control id -> state shown while operations on it await their ack. */
     this.optimistic = new Map();
-    /** control id -> {state, sinceSeq}: my own drag preview. */
+    /**
+     * control id -> Map(thumb -> {state, sinceSeq}): my own drag previews, one per thumb I drag
+     * (two fingers on a range's two thumbs are two gestures of this one connection).
+     */
     this.previews = new Map();
     /** seq -> {controlId, thumb}: recent operations, to explain rejects. Bounded. */
     this.recent = new Map();
@@ -136,13 +144,14 @@ export class RoomModel {
     if (!this.controls.has(controlId)) return;
     const prev = this.pending.get(controlId) ?? 0;
     if (seq > prev) this.pending.set(controlId, seq);
-    const preview = this.previews.get(controlId);
+    const dragging = this.previews.has(controlId);
     if (state !== undefined) {
       this.optimistic.set(controlId, copyState(state));
-    } else if (!preview && !this.optimistic.has(controlId)) {
-      // Freeze what is shown now. (While dragging, the preview is what is shown.)
+    } else if (!dragging && !this.optimistic.has(controlId)) {
+      // Freeze what is shown now. (While dragging, the previews are what is shown.)
       this.optimistic.set(controlId, copyState(this.shown(controlId)));
     }
+    const preview = this.previewOf(controlId, thumb);
     if (preview && preview.sinceSeq == null) preview.sinceSeq = seq;
     this.recent.set(seq, { controlId, thumb });
     while (this.recent.size > RECENT_OPS_LIMIT) {
@@ -157,40 +166,82 @@ export class RoomModel {
   }
 
   /**
-   * Sets (or with `null` clears) this client's own drag preview of a control.
-   * While set, `shown()` returns it.
+   * My preview of one thumb (null: the only one, whichever thumb it is), or undefined.
+   */
+  previewOf(controlId, thumb = null) {
+    const byThumb = this.previews.get(controlId);
+    if (!byThumb) return undefined;
+    if (thumb == null) return byThumb.size === 1 ? byThumb.values().next().value : undefined;
+    return byThumb.get(thumb);
+  }
+
+  /**
+   * Sets (or with `null` clears) this client's own drag preview of one thumb of
+   * a control (`thumb` null with `null`: every thumb). While set, `shown()`
+   * returns it, with the previews of the control's other thumbs I drag.
    */
   localPreview(controlId, state, thumb = null) {
+    const byThumb = this.previews.get(controlId);
     if (state == null) {
-      const preview = this.previews.get(controlId);
-      if (!preview) return;
-      this.previews.delete(controlId);
+      if (!byThumb) return;
+      const key = thumb == null ? null : thumbKey(thumb);
+      if (key != null && !byThumb.has(key)) return;
       // Still awaiting the ack: keep showing the last preview, not the echo.
       if (this.pending.has(controlId) && !this.optimistic.has(controlId)) {
-        this.optimistic.set(controlId, copyState(preview.state));
+        const kept = key == null || byThumb.size === 1
+          ? this.shown(controlId)
+          : this.overlay(controlId, this.base(controlId), [[key, byThumb.get(key)]]);
+        this.optimistic.set(controlId, copyState(kept));
       }
+      if (key == null) byThumb.clear();
+      else byThumb.delete(key);
+      if (byThumb.size === 0) this.previews.delete(controlId);
       this.version += 1;
       return;
     }
-    const old = this.previews.get(controlId);
-    this.previews.set(controlId, {
-      state: copyState(state),
-      thumb: thumb ?? old?.thumb ?? null,
-      sinceSeq: old ? old.sinceSeq : null,
-    });
+    let map = byThumb;
+    if (!map) {
+      map = new Map();
+      this.previews.set(controlId, map);
+    }
+    // Without a thumb, the one preview there is (a caller that drags one thumb at a time).
+    const key = thumb != null ? thumbKey(thumb) : map.size === 1 ? map.keys().next().value : "";
+    const old = map.get(key);
+    map.set(key, { state: copyState(state), sinceSeq: old ? old.sinceSeq : null });
     this.version += 1;
   }
 
-  /** Ends the drag preview and shows `state` until the ack of what was sent arrives. */
-  settle(controlId, state) {
-    this.previews.delete(controlId);
+  /** Ends the drag preview of a thumb (null: every thumb) and shows `state` until the ack of what was sent arrives. */
+  settle(controlId, state, thumb = null) {
+    const byThumb = this.previews.get(controlId);
+    if (byThumb) {
+      if (thumb == null) byThumb.clear();
+      else byThumb.delete(thumbKey(thumb));
+      if (byThumb.size === 0) this.previews.delete(controlId);
+    }
     if (this.pending.has(controlId)) this.optimistic.set(controlId, copyState(state));
     this.version += 1;
   }
 
-  /** True while this client drags the control. */
-  isDragging(controlId) {
-    return this.previews.has(controlId);
+  /** True while this client drags the control (with `thumb`: that thumb of it). */
+  isDragging(controlId, thumb = null) {
+    const byThumb = this.previews.get(controlId);
+    if (!byThumb) return false;
+    return thumb == null ? byThumb.size > 0 : byThumb.has(thumbKey(thumb));
+  }
+
+  /** `state` with each listed preview's own thumb taken from it: [[thumb, {state}]]. */
+  overlay(controlId, state, entries) {
+    const c = this.controls.get(controlId);
+    if (!c || state == null) return copyState(state);
+    const s = { ...state };
+    for (const [thumb, preview] of entries) {
+      if (!preview?.state) continue;
+      for (const field of thumbFields(c.schema, thumb)) {
+        if (preview.state[field] !== undefined) s[field] = preview.state[field];
+      }
+    }
+    return withDerived(c.schema, s);
   }
 
   // ---------------------------------------------------------------- receiving
@@ -353,11 +404,12 @@ export class RoomModel {
     }
     if (controlId != null) {
       this.optimistic.delete(controlId);
-      const preview = this.previews.get(controlId);
+      const preview = this.previewOf(controlId, thumb);
       // A reject of an older gesture's message does not end the current drag.
       const current = preview != null && (preview.sinceSeq == null || msg.seq >= preview.sinceSeq);
       if (current && (GESTURE_ENDING_REJECTS.has(code) || msg.seq === preview.sinceSeq)) {
-        this.previews.delete(controlId);
+        this.localPreview(controlId, null, thumb);
+        this.optimistic.delete(controlId);
         endsGesture = true;
       }
       this.version += 1;
@@ -456,11 +508,36 @@ export class RoomModel {
     return this.displayed(controlId);
   }
 
-  /** What to draw: my drag preview, else my optimistic state while awaiting ack, else the displayed state. */
+  /**
+   * What a drag of `thumb` previews against: the base, with my previews of the
+   * control's other thumbs (the second finger on a range leans on the first).
+   */
+  baseFor(controlId, thumb) {
+    const byThumb = this.previews.get(controlId);
+    const base = this.base(controlId);
+    if (!byThumb) return base;
+    const others = [...byThumb].filter(([t]) => t !== thumbKey(thumb));
+    return others.length ? this.overlay(controlId, base, others) : base;
+  }
+
+  /** What to draw: my drag previews, else my optimistic state while awaiting ack, else the displayed state. */
   shown(controlId) {
-    const preview = this.previews.get(controlId);
-    if (preview) return copyState(preview.state);
-    return this.base(controlId);
+    const byThumb = this.previews.get(controlId);
+    if (!byThumb || byThumb.size === 0) return this.base(controlId);
+    // A preview set without naming its thumb is the whole state to show.
+    if (byThumb.has("")) return copyState(byThumb.get("").state);
+    return this.overlay(controlId, this.base(controlId), [...byThumb]);
+  }
+
+  /** Who claims the control ("only I move this"): a client id, or null. */
+  claimOf(controlId) {
+    return this.controls.get(controlId)?.claim ?? null;
+  }
+
+  /** Who else claims the control (their writes only go through): a client id, or null when nobody or I do. */
+  claimedByOther(controlId) {
+    const holder = this.claimOf(controlId);
+    return holder != null && holder !== this.client ? holder : null;
   }
 
   /** The peer's display name (or the id). */

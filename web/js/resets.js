@@ -51,6 +51,7 @@ export class ResetTracker {
 export function resetRefusal(msg, holderName = null) {
   switch (msg.code) {
     case "busy": return `Not reset: held by ${holderName ?? "someone else"}`;
+    case "claimed": return `Not reset: ${holderName ?? "someone else"} has claimed it`;
     case "forbidden": return "Not reset: your link does not allow changes";
     case "read_only": return "Not reset: this control is read only";
     case "bad_message": return `Not reset: this server does not take resets (${msg.message || msg.code})`;

@@ -58,6 +58,7 @@ export function timeLabels(summary, count = LABELS) {
 export function restoreRefusal(msg, nameOf = (id) => id) {
   switch (msg.code) {
     case "busy": return `Not restored: ${msg.holder ? nameOf(msg.holder) : "someone"} is moving a control it would change`;
+    case "claimed": return `Not restored: ${msg.holder ? nameOf(msg.holder) : "someone"} has claimed a control it would change`;
     case "forbidden": return "Not restored: your link does not allow changes";
     default: return `Not restored: ${msg.message || msg.code}`;
   }

@@ -2,7 +2,7 @@
 // what a recall would change, and how values and refusals read on screen.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cleanPresetName, describeState, presetChanges, refusalText, relativeTime, sortedPresets, takesPresets } from "../js/presets.js";
+import { cleanPresetName, describeState, presetChanges, refusalText, relativeTime, saveCollision, sortedPresets, takesPresets } from "../js/presets.js";
 import { RoomModel } from "../js/protocol.js";
 
 const controls = [
@@ -92,4 +92,27 @@ test("refusals say what failed and who is in the way", () => {
   assert.match(refusalText("save", "Warm", { code: "forbidden" }), /read only/);
   assert.equal(refusalText("rename", "Warm", { code: "bad_value", message: "a preset named 'Cold' already exists" }),
     "Rename “Warm”: a preset named 'Cold' already exists");
+});
+
+test("saving under a taken name asks first, naming who saved it and when", () => {
+  const now = 1_764_531_000_000;
+  const list = [
+    { name: "Warm", by: "Ann", time: now - 3 * 60_000, states: {} },
+    { name: "Cold", by: "", time: now - 10_000, states: {} },
+    { name: "Old", by: "Ben", states: {} },
+  ];
+  assert.equal(saveCollision("Lead", list, now), null, "a free name saves at once");
+  assert.equal(saveCollision("warm", list, now), null, "names are compared exactly, as the server does");
+  const warm = saveCollision("Warm", list, now);
+  assert.equal(warm.preset, list[0]);
+  assert.equal(warm.question, "Replace preset “Warm”, saved by Ann 3 min ago?");
+  assert.equal(saveCollision("Cold", list, now).question, "Replace preset “Cold”, saved just now?");
+  assert.equal(saveCollision("Old", list, now).question, "Replace preset “Old”, saved by Ben?");
+  assert.equal(saveCollision("Warm", null, now), null, "before the list arrives nothing is known to collide");
+  assert.equal(saveCollision(null, list, now), null);
+});
+
+test("a recall refused because someone claims a control says who", () => {
+  assert.equal(refusalText("recall", "Warm", { code: "claimed" }, "Ann"),
+    "Recall “Warm”: Ann has claimed a control it sets. Try again when they let go.");
 });

@@ -197,3 +197,91 @@ test("a welcome's layout is the room's default layout; a welcome without one has
   model.applyWelcome({ type: "welcome", protocol: 1, client: "c3", room: "demo", rev: 0, controls: structuredClone(controls) }, 0);
   assert.equal(model.layout, null);
 });
+
+test("two fingers on a range: each thumb has its own preview, and shown() has both", () => {
+  const model = welcomed({ controls: [{ ...controls[1], state: { lower: 0, upper: 3 } }] });
+  model.localPreview("blanks", { lower: 1, upper: 3 }, "lower");
+  const begin1 = model.nextSeq();
+  model.noteSent("blanks", begin1, undefined, "lower");
+  // The second finger previews against the first one's preview.
+  assert.deepEqual(model.baseFor("blanks", "upper"), { lower: 1, upper: 3 });
+  assert.deepEqual(model.baseFor("blanks", "lower"), { lower: 0, upper: 3 });
+  model.localPreview("blanks", { lower: 1, upper: 2 }, "upper");
+  const begin2 = model.nextSeq();
+  model.noteSent("blanks", begin2, undefined, "upper");
+  assert.deepEqual(model.shown("blanks"), { lower: 1, upper: 2 });
+  assert.ok(model.isDragging("blanks", "lower") && model.isDragging("blanks", "upper"));
+  // The first finger moves on: the other thumb keeps its own preview.
+  model.localPreview("blanks", { lower: 0, upper: 3 }, "lower");
+  assert.deepEqual(model.shown("blanks"), { lower: 0, upper: 2 });
+  assert.equal(model.previewOf("blanks", "upper").sinceSeq, begin2);
+  assert.equal(model.previewOf("blanks", "lower").sinceSeq, begin1);
+
+  // The upper finger lifts: its result is shown until the ack while the lower one still drags.
+  const end2 = model.nextSeq();
+  model.noteSent("blanks", end2, { lower: 0, upper: 2 }, "upper");
+  model.localPreview("blanks", null, "upper");
+  assert.equal(model.isDragging("blanks", "upper"), false);
+  assert.ok(model.isDragging("blanks", "lower"));
+  model.localPreview("blanks", { lower: 1, upper: 3 }, "lower");
+  assert.deepEqual(model.shown("blanks"), { lower: 1, upper: 2 });
+  model.applyUpdate({ type: "update", rev: 1, ack: end2, changes: [{ control: "blanks", state: { lower: 0, upper: 2 }, rev: 1, by: "c1" }] }, 1);
+  assert.deepEqual(model.shown("blanks"), { lower: 1, upper: 2 });
+});
+
+test("a refusal of one finger's gesture ends that thumb's preview, not the other's", () => {
+  const model = welcomed();
+  model.localPreview("blanks", { lower: 1, upper: 2 }, "upper");
+  const up = model.nextSeq();
+  model.noteSent("blanks", up, undefined, "upper");
+  model.localPreview("blanks", { lower: 0, upper: 3 }, "lower");
+  const low = model.nextSeq();
+  model.noteSent("blanks", low, undefined, "lower");
+  const reject = model.applyReject({ type: "reject", seq: low, code: "busy", holder: "c2" });
+  assert.equal(reject.endsGesture, true);
+  assert.equal(reject.thumb, "lower");
+  assert.equal(model.isDragging("blanks", "lower"), false);
+  assert.ok(model.isDragging("blanks", "upper"));
+  assert.equal(model.shown("blanks").upper, 2);
+});
+
+test("a preview set and cleared without naming a thumb still works (one drag at a time)", () => {
+  const model = welcomed();
+  model.localPreview("gain", { value: 0.8 });
+  model.localPreview("gain", { value: 0.9 });
+  assert.deepEqual(model.shown("gain"), { value: 0.9 });
+  model.localPreview("gain", null);
+  assert.equal(model.isDragging("gain"), false);
+  assert.deepEqual(model.shown("gain"), { value: 0.5 });
+});
+
+test("claims: a welcome and every change say who claims a control; a claim change is not a commit", () => {
+  const model = welcomed({ controls: [{ ...controls[2], claim: "c2" }, controls[1]] });
+  assert.equal(model.claimOf("gain"), "c2");
+  assert.equal(model.claimedByOther("gain"), "c2");
+  assert.equal(model.claimOf("blanks"), null);
+  // Ben lets go: an entry at the same revision and state.
+  model.applyUpdate({ type: "update", rev: 0, changes: [{ control: "gain", state: { value: 0.5 }, rev: 0 }] }, 5);
+  assert.equal(model.claimOf("gain"), null);
+  assert.equal(model.lastChange("gain"), null, "a claim change is nobody's commit");
+  // I claim it: mine, not someone else's.
+  model.applyUpdate({ type: "update", rev: 0, changes: [{ control: "gain", state: { value: 0.5 }, rev: 0, claim: "c1" }] }, 6);
+  assert.equal(model.claimOf("gain"), "c1");
+  assert.equal(model.claimedByOther("gain"), null);
+  // My commit while I claim it still carries the claim.
+  model.applyUpdate({ type: "update", rev: 1, changes: [{ control: "gain", state: { value: 0.6 }, rev: 1, by: "c1", claim: "c1" }] }, 7);
+  assert.equal(model.claimOf("gain"), "c1");
+  assert.deepEqual(model.committed("gain"), { value: 0.6 });
+  assert.equal(model.lastChange("gain").me, true);
+});
+
+test("a claimed reject ends the refused drag and names the holder", () => {
+  const model = welcomed({ controls: [{ ...controls[2], claim: "c2" }] });
+  model.localPreview("gain", { value: 0.5 }, "value");
+  const seq = model.nextSeq();
+  model.noteSent("gain", seq, undefined, "value");
+  const r = model.applyReject({ type: "reject", seq, code: "claimed", message: "'gain' is claimed by c2", holder: "c2" });
+  assert.equal(r.endsGesture, true);
+  assert.equal(r.holderName, "Ben");
+  assert.equal(model.isDragging("gain"), false);
+});

@@ -1,8 +1,8 @@
 // The card every control sits in:
 // <section class="control" data-control="ID" data-type="TYPE"> with its
 // header — the title (h2, or h3 inside a group's heading, with a "stale"
-// badge shown by CSS while the connection is down and a "read only" one for
-// viewers), the value (its editable fields, `.control-value`) and, added by
+// badge shown by CSS while the connection is down, a "read only" one for
+// viewers and a lock naming who claims the control, claim.js), the value (its editable fields, `.control-value`) and, added by
 // tools.js, the card's menu — then the value fields' notes (errors and
 // reasons), the control's `description` when it has one, the
 // `.control-status` line for short notices such as "held by Ben", the body
@@ -12,7 +12,14 @@
 // In the compact layout (body.layout-compact) the same card is one line:
 // title · body · value · menu (css/compact.css).
 
-import { h, setText } from "../dom.js";
+import { h, setText, svg } from "../dom.js";
+
+/** A small padlock (the claim badge, the presence list). */
+export function lockIcon(className = "lock-icon") {
+  return svg("svg", { class: className, viewBox: "0 0 16 16", width: "12", height: "12", "aria-hidden": "true" },
+    svg("rect", { x: "3", y: "7", width: "10", height: "7.5", rx: "1.8" }),
+    svg("path", { d: "M5.5 7V5a2.5 2.5 0 0 1 5 0v2" }));
+}
 
 const STATUS_MS = 3000;
 
@@ -25,11 +32,15 @@ export function makeCard(control, ...valueParts) {
   const notes = h("div", { class: "value-notes", "aria-live": "polite" });
   const title = h(control.group ? "h3" : "h2", { id: `label-${control.id}`, class: "control-label" }, control.label ?? control.id);
   const value = h("div", { class: "control-value" }, ...valueParts);
+  // Who claims the control: "Ann has this" (the compact layout shows the lock and "Ann").
+  const claim = h("span", { class: "badge badge-claim", id: `claim-${control.id}`, hidden: true },
+    lockIcon(), h("span", { class: "claim-text" }, h("span", { class: "claim-who" }), h("span", { class: "claim-rest" })));
   const head = h("header", { class: "control-head" },
     h("div", { class: "control-title" },
       title,
       h("span", { class: "badge badge-stale", title: "Reconnecting: this value may be out of date" }, "stale"),
-      h("span", { class: "badge badge-readonly", title: "Your link lets you watch this control, not change it" }, "read only")),
+      h("span", { class: "badge badge-readonly", title: "Your link lets you watch this control, not change it" }, "read only"),
+      claim),
     value);
   const section = h("section", {
     class: "control",
@@ -50,6 +61,7 @@ export function makeCard(control, ...valueParts) {
     title,
     value,
     description,
+    claim,
     /** Appends the control's body (`.control-body`) after the status line; the "last changed" line stays last. */
     add(...children) {
       const parts = children.filter((child) => child != null);

@@ -7,6 +7,10 @@
 // or Escape sends `cancel`. A press held still repeats its last move every
 // 5 s so the server's 10 s hold does not lapse.
 //
+// Each pointer drags its own thumb (pointers.js): two fingers on a range's
+// two thumbs move both, each its own gesture, and a finger on another control
+// is a drag of its own as well.
+//
 // An xy pad (`pad: true`) works the same in two dimensions: fractions are
 // [fx, fy] with fy = 0 at the bottom, moves carry `dx` and `dy` (+dy up), a
 // press away from the knob begins with `at: [fx, fy]`.
@@ -17,6 +21,7 @@
 // against the committed state.
 
 import { clamp, hold, place, position, thumbValue, trackFraction } from "../math.js";
+import { PointerBook } from "./pointers.js";
 
 export const KEEP_ALIVE_MS = 5000;
 
@@ -74,10 +79,11 @@ class DragSession {
   /** Computes and shows the local preview. */
   preview() {
     const control = this.control;
-    const base = this.model.base(this.controlId);
+    // Against what is shown apart from this drag: another finger's drag of the control's other thumb included.
+    const base = this.model.baseFor(this.controlId, this.thumb);
     if (!control || !base) return;
-    // While someone else holds the thumb the begin will be refused (busy): do not move it.
-    const blocked = this.model.heldBy(this.controlId, this.thumb) != null;
+    // While someone else holds the thumb or claims the control the begin will be refused (busy, claimed): do not move it.
+    const blocked = this.model.heldBy(this.controlId, this.thumb) != null || this.model.claimedByOther?.(this.controlId) != null;
     const f = this.pad
       ? [clamp(this.anchor[0] + this.dx, 0, 1), clamp(this.anchor[1] + this.dy, 0, 1)]
       : clamp(this.anchor + this.dx, 0, 1);
@@ -89,7 +95,7 @@ class DragSession {
     this.preview();
     const seq = this.actions.drag(this.controlId, this.thumb, "begin", this.at == null ? {} : { at: this.at });
     if (seq == null) {
-      this.model.localPreview(this.controlId, null);
+      this.model.localPreview(this.controlId, null, this.thumb);
       return false;
     }
     sessions.add(this);
@@ -150,21 +156,21 @@ class DragSession {
       : undefined;
     this.finish();
     this.actions.drag(this.controlId, this.thumb, "end", {}, final);
-    this.model.localPreview(this.controlId, null);
+    this.model.localPreview(this.controlId, null, this.thumb);
     this.actions.changed();
   }
 
   cancel() {
     this.finish();
     this.actions.drag(this.controlId, this.thumb, "cancel", {}, this.model.base(this.controlId));
-    this.model.localPreview(this.controlId, null);
+    this.model.localPreview(this.controlId, null, this.thumb);
     this.actions.changed();
   }
 
   abort() {
     this.finish();
     // Nothing is sent: show the state apart from the preview, not the preview.
-    if (this.model.isDragging(this.controlId)) this.model.settle(this.controlId, this.model.base(this.controlId));
+    if (this.model.isDragging(this.controlId, this.thumb)) this.model.settle(this.controlId, this.model.base(this.controlId), this.thumb);
     this.actions.changed();
   }
 
@@ -186,15 +192,19 @@ class DragSession {
  * @param {HTMLElement} track  the `.track` element holding the thumbs
  * @param {object} options
  *   controlId, model, actions;
- *   pickThumb(f) -> thumb name for a press on the track away from any thumb;
+ *   pickThumb(f, taken) -> thumb name for a press on the track away from any thumb
+ *     (`taken`: the thumbs other fingers drag now; null when none is free);
  *   pad: true for an xy pad (two-dimensional: `.xy-knob` is its thumb, fractions [fx, fy]).
  */
 export function attachDrag(track, { controlId, model, actions, pickThumb, pad = false }) {
-  let session = null;
+  /** pointerId -> {thumb, session}: one drag per pointer, one pointer per thumb. */
+  const pointers = new PointerBook();
+  // Drags that ended elsewhere (a refusal, a welcome, Escape) free their pointer and thumb.
+  const prune = () => pointers.prune((entry) => sessions.has(entry.session));
 
   track.addEventListener("pointerdown", (event) => {
-    if (session && !sessions.has(session)) session = null; // ended elsewhere (busy, welcome, Escape)
-    if (session || (event.pointerType === "mouse" && event.button !== 0)) return;
+    prune();
+    if (pointers.get(event.pointerId) || (event.pointerType === "mouse" && event.button !== 0)) return;
     const thumbEl = event.target.closest(pad ? ".xy-knob" : '[role="slider"]');
     if (!actions.canAct) {
       (thumbEl?.matches('[role="slider"]') ? thumbEl : thumbEl?.querySelector('[role="slider"]'))?.focus({ preventScroll: true });
@@ -209,8 +219,10 @@ export function attachDrag(track, { controlId, model, actions, pickThumb, pad = 
     const f = trackFraction(event.clientX - rect.left, rect.width, inset);
     const fy = pad ? 1 - trackFraction(event.clientY - rect.top, rect.height, inset) : 0;
     const onThumb = thumbEl && track.contains(thumbEl) ? thumbEl : null;
-    const thumb = onThumb ? onThumb.dataset.thumb : pickThumb(clamp(f, 0, 1));
-    if (!thumb) return;
+    const taken = pointers.taken();
+    const thumb = onThumb ? onThumb.dataset.thumb : pickThumb(clamp(f, 0, 1), taken);
+    // A thumb another finger already drags stays with that finger.
+    if (!pointers.canStart(event.pointerId, thumb)) return;
     const here = pad ? [clamp(f, 0, 1), clamp(fy, 0, 1)] : clamp(f, 0, 1);
     const at = onThumb ? null : here;
     const s = new DragSession({
@@ -222,14 +234,14 @@ export function attachDrag(track, { controlId, model, actions, pickThumb, pad = 
       height: rect.height,
       inset,
       at,
-      anchor: at ?? position(control, base, thumb),
+      anchor: at ?? position(control, model.baseFor(controlId, thumb), thumb),
       pad,
     });
     event.preventDefault();
     const focusable = onThumb?.matches('[role="slider"]') ? onThumb : track.querySelector(`[role="slider"][data-thumb="${thumb}"]`);
     focusable?.focus({ preventScroll: true });
     if (!s.begin()) return;
-    session = s;
+    pointers.start(event.pointerId, { thumb, session: s });
     try {
       track.setPointerCapture(event.pointerId);
     } catch {
@@ -239,19 +251,20 @@ export function attachDrag(track, { controlId, model, actions, pickThumb, pad = 
   });
 
   track.addEventListener("pointermove", (event) => {
-    if (!session || event.pointerId !== session.pointerId) return;
-    if (!sessions.has(session)) {
-      session = null;
+    const entry = pointers.get(event.pointerId);
+    if (!entry) return;
+    if (!sessions.has(entry.session)) {
+      pointers.end(event.pointerId);
       return;
     }
     event.preventDefault();
-    session.move(event.clientX, event.clientY);
+    entry.session.move(event.clientX, event.clientY);
   });
 
   const release = (event) => {
-    if (!session || event.pointerId !== session.pointerId) return;
-    const s = session;
-    session = null;
+    const entry = pointers.end(event.pointerId);
+    if (!entry) return;
+    const s = entry.session;
     if (!sessions.has(s)) return; // aborted or cancelled meanwhile
     if (event.type === "pointerup") {
       s.move(event.clientX, event.clientY);

@@ -7,6 +7,7 @@ import { position } from "../math.js";
 import { makeCard } from "./card.js";
 import { attachDrag } from "./drag.js";
 import { bindThumbKeys } from "./keys.js";
+import { nearestFreeThumb } from "./pointers.js";
 import { GhostLayer, makeThumb, makeTick, makeTrack, placeAt, updateThumb } from "./track.js";
 import { makeValueField } from "./valuefield.js";
 
@@ -68,13 +69,10 @@ export function createRange(control, { model, actions }) {
     : null;
   card.add(h("div", { class: "track-row" }, track), note);
 
-  // A press on the track moves the nearer thumb (past the upper one: upper).
-  const pickThumb = (f) => {
+  // A press on the track moves the nearer thumb (past the upper one: upper) that no other finger drags.
+  const pickThumb = (f, taken) => {
     const state = model.shown(control.id);
-    const dl = Math.abs(f - fOf(state.lower));
-    const du = Math.abs(f - fOf(state.upper));
-    if (dl === du) return f > fOf(state.upper) ? "upper" : "lower";
-    return dl < du ? "lower" : "upper";
+    return nearestFreeThumb(f, THUMBS.map((t) => [t, fOf(state[t])]), taken);
   };
   attachDrag(track, { controlId: control.id, model, actions, pickThumb });
   for (const t of THUMBS) {

@@ -18,7 +18,7 @@ export function resettable(control) {
  * @param {{section, card, valueText: () => string}} view
  * @param {object} control  the schema
  * @param {{reset: (id: string) => void, copy: (view, control) => void, canAct: () => boolean,
- *          readOnly: () => boolean}} ctx
+ *          readOnly: () => boolean, locked?: (id: string) => boolean}} ctx
  */
 export function attachTools(view, control, ctx) {
   const label = control.label ?? control.id;
@@ -59,7 +59,8 @@ export function attachTools(view, control, ctx) {
     update() {
       const readOnly = ctx.readOnly();
       reset.hidden = readOnly || !resettable(control);
-      reset.disabled = !ctx.canAct();
+      // Someone else's claim: a reset would be refused `claimed` (claim.js says who has it).
+      reset.disabled = !ctx.canAct() || ctx.locked?.(control.id) === true;
       const last = card.lastChanged;
       setText(changed, last ? `Last changed: ${last}` : "");
       changed.hidden = !last;
