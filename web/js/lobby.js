@@ -5,6 +5,7 @@
 
 import { TOKEN_KEY, splitToken } from "./auth.js";
 import { h, setText } from "./dom.js";
+import { keepFocusClear } from "./keepclear.js";
 import { STARTER_CONTROLS, peopleText, placeError, roomFromForm, roomHref } from "./lobby-form.js";
 
 /** How often the list is fetched again while the page is visible. */
@@ -157,4 +158,5 @@ els.form.addEventListener("submit", async (event) => {
   }
 });
 
+keepFocusClear();
 refresh();
