@@ -13,6 +13,7 @@ import { renderPresence, setRenameHandler } from "./presence.js";
 import { PresetsPanel } from "./presets.js";
 import { setupHistory } from "./history.js";
 import { askName, knownName } from "./name.js";
+import { createPlots } from "./plots.js";
 import { chooseLayout, collapsedGroups, storeCollapsed, storeLayout, storedLayout } from "./prefs.js";
 import { ResetTracker, resetRefusal, roomValuesText } from "./resets.js";
 import { setupRoomTools } from "./roomtools.js";
@@ -153,6 +154,8 @@ const connection = new Connection(() => roomURL(location, room, name, access.con
 const actions = new Actions(model, connection, scheduleRender);
 const presets = new PresetsPanel({ model, connection, changed: scheduleRender, paused: () => timeline.viewing });
 const timeline = createTimeline({ room, model, actions, connection, token: () => access.connectToken(), onChange: scheduleRender }, els.main);
+// Sparklines in the gauges' cards and the expanded chart (plots.js, chart.js).
+const plots = createPlots({ room, model, timeline, token: () => access.connectToken(), onChange: scheduleRender });
 access.sendAuth = (token) => {
   if (!connection.isOpen) return null;
   const seq = model.nextSeq();
@@ -188,6 +191,7 @@ const toolsContext = { reset: resetControl, copy: copyValue, canAct: () => actio
 function handleMessage(msg) {
   const now = Date.now();
   timeline.message(msg);
+  plots.message(msg, now);
   switch (msg.type) {
     case "welcome":
       abortDrags();
@@ -382,6 +386,7 @@ function render() {
   roomTools.update();
   refreshDrags();
   timeline.render();
+  plots.render(views, now);
   for (const [id, view] of views) {
     const state = timeline.shown(id) ?? model.shown(id); // a past moment this person is viewing
     if (state) view.update(state, timeline.viewing ? [] : model.ghostsOf(id));
