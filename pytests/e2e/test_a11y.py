@@ -10,7 +10,9 @@ styles and geometry, in light and dark mode:
 - "Back to live" and "Restore this moment" leave the focus on the timeline's
   slider rather than on the page's body;
 - every visible target is at least 24 × 24 px (2.5.8), and at least 44 × 44 px
-  on a touch screen (`(pointer: coarse)`, DevTools touch emulation).
+  on a touch screen (`(pointer: coarse)`, DevTools touch emulation), on the
+  demo and synth rooms (with the gauge's chart open), their Share dialog and
+  room menu, the lobby and the name prompt.
 """
 
 from __future__ import annotations
@@ -134,6 +136,13 @@ SYNTH_FOCUSABLES = [
     (".press-button", "a momentary button"),
     (".group-toggle", "a group heading"),
     ('[data-control="cutoff"] [role="slider"]', "a log slider's thumb"),
+    ('[data-control="level"] .chart-open', "a gauge's Chart button"),
+]
+CHART_FOCUSABLES = [
+    (".chart-zoom-button", "the chart's span buttons"),
+    (".chart-svg", "the chart's plot"),
+    (".chart-change", "a change listed under the chart"),
+    (".chart-close", "the chart's close button"),
 ]
 LOBBY_FOCUSABLES = [
     (".room-link", "a room's link"),
@@ -163,12 +172,30 @@ def weak_rings(page, focusables) -> list[str]:
     return problems
 
 
+def synth_with_history(server) -> None:
+    """The synth room, its gauge and cutoff changed a few times (a chart with a curve and marks)."""
+    status, body = server.request("POST", "/api/rooms", SYNTH)
+    assert status == 201, (status, body)
+    for level, cutoff in ((-20, 440), (-6, 880)):
+        server.put("level", level, room="synth")
+        server.put("cutoff", cutoff, room="synth")
+
+
+def open_chart(page) -> None:
+    """Opens the Output level gauge's chart (and waits for its list of changes)."""
+    if page.driver.execute_script("return !!document.querySelector('.chart-panel:not([hidden])');"):
+        return
+    button = page.find('[data-control="level"] .chart-open')
+    page.scroll_to(button).click()
+    page.wait(lambda: page.find(".chart-panel").is_displayed(), what="the chart")
+    page.wait(lambda: page.exists(".chart-change"), what="the changes under the chart")
+
+
 @pytest.mark.tandem_data("file")
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_focus_rings_have_3_to_1_contrast(browser, server, scheme):
     server.put("gain", 0.25)
-    status, body = server.request("POST", "/api/rooms", SYNTH)
-    assert status == 201, (status, body)
+    synth_with_history(server)
     page = browser("Ann")
     page.wait(lambda: page.find("section.timeline").is_displayed(), what="the timeline")
     axe.color_scheme(page, scheme)
@@ -177,6 +204,8 @@ def test_focus_rings_have_3_to_1_contrast(browser, server, scheme):
     page.wait_open()
     axe.color_scheme(page, scheme)
     problems += weak_rings(page, SYNTH_FOCUSABLES)
+    open_chart(page)
+    problems += weak_rings(page, CHART_FOCUSABLES)
     page.driver.get(f"{server.http}/")
     page.wait(lambda: page.find("#new-room").is_displayed(), what="the New room form")
     axe.color_scheme(page, scheme)
@@ -265,10 +294,10 @@ def test_back_to_live_and_restore_leave_the_focus_on_the_timeline(browser, serve
 # -- target sizes
 
 TARGETS_JS = r"""
-const least = arguments[0];
+const [least, within] = arguments;
 const sel = 'a[href], button, input, select, textarea, summary, [role="slider"], [role="switch"], [tabindex="0"]';
 const small = [];
-for (const el of document.querySelectorAll(sel)) {
+for (const el of document.querySelector(within).querySelectorAll(sel)) {
   if (el.disabled || el.closest("[hidden], [inert]") || el.getClientRects().length === 0) continue;
   const style = getComputedStyle(el);
   if (style.visibility === "hidden" || el.classList.contains("sr-only") || el.classList.contains("skip-link")) continue;
@@ -288,9 +317,9 @@ return small;
 """
 
 
-def small_targets(page, least: int) -> list[str]:
+def small_targets(page, least: int, within: str = "body") -> list[str]:
     page.frames()
-    return page.driver.execute_script(TARGETS_JS, least)
+    return page.driver.execute_script(TARGETS_JS, least, within)
 
 
 def touch(page) -> None:
@@ -304,8 +333,7 @@ def touch(page) -> None:
 def test_targets_are_24_px_and_44_px_on_a_touch_screen(browser, server, ws_client, pointer):
     least = 44 if pointer == "coarse" else 24
     server.put("gain", 0.25)
-    status, body = server.request("POST", "/api/rooms", SYNTH)
-    assert status == 201, (status, body)
+    synth_with_history(server)
     ws_client("Bob")
     page = browser("Ann")
     if pointer == "coarse":
@@ -316,6 +344,8 @@ def test_targets_are_24_px_and_44_px_on_a_touch_screen(browser, server, ws_clien
             page.driver.get(f"{server.http}/?room={room}&name=Ann")
             page.wait_open()
         page.wait(lambda: page.find("section.timeline").is_displayed(), what="the timeline")
+        if room == "synth":
+            open_chart(page)
         for width, height, mobile, size in ((1280, 900, False, "desktop"), (390, 844, True, "phone")):
             page.set_viewport(width, height, mobile)
             problems += [f"{room}, {size}: {t}" for t in small_targets(page, least)]
@@ -326,7 +356,7 @@ def test_targets_are_24_px_and_44_px_on_a_touch_screen(browser, server, ws_clien
             page.wait(lambda: not page.exists("dialog.share-dialog[open]"), what="the Share dialog closed")
             page.find(".room-menu-button").click()
             page.wait(lambda: page.find(".room-menu-button").get_attribute("aria-expanded") == "true", what="the menu")
-            problems += [f"{room}, {size}, room menu: {t}" for t in small_targets(page, least)]
+            problems += [f"{room}, {size}, room menu: {t}" for t in small_targets(page, least, within=".topbar")]
             page.keys(Keys.ESCAPE)
     page.driver.get(f"{server.http}/")
     page.wait(lambda: page.find("#new-room").is_displayed(), what="the New room form")

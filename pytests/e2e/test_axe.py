@@ -1,7 +1,8 @@
 """axe-core 4 finds no violation on any page of the web client: the lobby (with
 its New room form), the name prompt, the demo room with two people and a
-ghost, the synth room (examples/synth.json), and a viewer's page (a viewer
-token on a server with auth on) — each in light and dark mode
+ghost, the synth room (examples/synth.json), a viewer's page (a viewer
+token on a server with auth on), the demo room's menus, dialogs and past, and
+the synth room's gauge chart — each in light and dark mode
 (prefers-color-scheme through DevTools), at desktop and phone width. The rules
 are axe's WCAG 2.0, 2.1 and 2.2 A and AA rules and its best practices
 (`axe.TAGS`), every impact. A failure lists each violation: the rule, its
@@ -165,13 +166,18 @@ def test_the_demo_rooms_menus_dialogs_and_past(browser, server, scheme):
 @pytest.mark.tandem_data("file")
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_the_expanded_chart(browser, server, scheme):
-    """The synth room's gauge chart, opened from the Output level card, where this branch has one."""
+    """The synth room's gauge chart, opened from the Output level card: a curve, and the marks of
+    another control's commits listed under it."""
     status, body = server.request("POST", "/api/rooms", SYNTH)
     assert status == 201, (status, body)
+    for level, cutoff in ((-20, 440), (-6, 880), (-15, 1000)):
+        server.put("level", level, room="synth")
+        server.put("cutoff", cutoff, room="synth")
     page = browser("Ann", room="synth")
     opener = page.all('section.control[data-control="level"] button.chart-open')
     if not opener:
         pytest.skip("no expanded chart on this page (the gauge chart is not in this branch)")
     page.scroll_to(opener[0]).click()
     page.wait(lambda: page.find(".chart-panel").is_displayed(), what="the chart")
+    page.wait(lambda: page.exists(".chart-change"), what="the other control's changes listed")
     check(page, scheme, "chart", scroll_top=False)
