@@ -90,6 +90,8 @@ const rings = (node, pseudo) => {
   return parts;
 };
 const hosts = [[el, null], [el, "::before"]];
+// A radio or checkbox in a label: the label draws the ring.
+if ((el.type === "radio" || el.type === "checkbox") && el.closest("label")) hosts.push([el.closest("label"), null]);
 const knob = el.classList.contains("xy-slider") ? el.closest(".xy-knob") : null;
 if (knob) hosts.push([knob, "::before"]);
 const all = () => hosts.flatMap(([n, p]) => rings(n, p).map((r) => ({...r, key: JSON.stringify(r)})));
@@ -100,7 +102,8 @@ el.focus({focusVisible: true});
 // The rings' transitions to their end: what a person sees once the focus has settled.
 for (const animation of document.getAnimations()) if (animation instanceof CSSTransition) animation.finish();
 const visible = el.matches(":focus-visible");
-const bg = behind(knob ?? el);
+const label = (el.type === "radio" || el.type === "checkbox") ? el.closest("label") : null;
+const bg = behind(knob ?? label ?? el);
 const own = parseColor(getComputedStyle(el).backgroundColor) ?? [0, 0, 0, 0];
 const added = all().filter((r) => !resting.has(r.key)).map((r) => {
   const c = parseColor(r.color);
@@ -148,6 +151,13 @@ LOBBY_FOCUSABLES = [
     (".room-link", "a room's link"),
     ("#room-id-input", "the room id field"),
     ("#room-title-input", "the title field"),
+    ('input[name="layout"]', "a layout choice"),
+    (".mode-button", "Form | JSON"),
+    ('.control-editor [data-key="type"]', "a control's kind"),
+    ('.control-editor [data-key="min"]', "a control's field"),
+    (".ce-preview-box [role=\"slider\"]", "a preview's thumb"),
+    (".ce-remove", "Remove"),
+    (".ce-add", "Add a control"),
     ('#new-room-form button[type="submit"]', "Create room"),
 ]
 

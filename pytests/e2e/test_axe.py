@@ -8,7 +8,7 @@ are axe's WCAG 2.0, 2.1 and 2.2 A and AA rules and its best practices
 (`axe.TAGS`), every impact. A failure lists each violation: the rule, its
 impact, the elements and what is wrong with each (`axe.report`).
 
-What axe does not measure (focus rings' contrast, focus after "Back to live",
+The compact layout of the synth room is checked too. What axe does not measure (focus rings' contrast, focus after "Back to live",
 target sizes on a touch screen, the sticky header over the focus) is checked
 in test_a11y.py. Screenshots: test-output/e2e/axe-PAGE-SCHEME-WIDTH.png.
 """
@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 
 import pytest
+from selenium.webdriver.common.keys import Keys
 
 from . import axe
 from .tokens import mint_token, secret_path, write_secret
@@ -64,11 +65,33 @@ def test_axe_is_version_4(browser, server):
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_the_lobby(browser, server, scheme):
+    """The lobby with its New room form: as it opens (one slider and its preview), with every
+    kind of control in the form (the synth room pasted as JSON, then back to the form), with
+    errors beside the fields, and in its JSON view."""
     page = browser("Lobby", wait_open=False)
     page.driver.get(f"{server.http}/")
     page.wait(lambda: page.exists('#rooms li[data-room="demo"]'), what="the demo room listed")
     page.wait(lambda: page.find("#new-room").is_displayed(), what="the New room form")
+    page.wait(lambda: page.exists('.ce-preview-box [role="slider"]'), what="the starter's preview")
     check(page, scheme, "lobby")
+
+    page.scroll_to(page.find('.mode-button[data-mode="json"]')).click()
+    area = page.find("#room-controls-input")
+    page.wait(lambda: area.is_displayed(), what="the JSON box")
+    check(page, scheme, "lobby-json", sizes=SIZES[:1], scroll_top=False)
+    area.send_keys(Keys.CONTROL, "a")
+    area.send_keys(json.dumps(SYNTH["controls"] + [
+        {"id": "blanks", "type": "range", "label": "Blank cells", "scale": [0, 9], "operable": [0, 3]},
+        {"id": "tint", "type": "color", "label": "Tint"}]))
+    page.find('.mode-button[data-mode="form"]').click()
+    page.wait(lambda: len(page.all(".control-editor")) == len(SYNTH["controls"]) + 2, what="every kind in the form")
+    check(page, scheme, "lobby-every-kind")
+
+    page.find("#room-id-input").send_keys("no spaces")
+    page.find('.control-editor-item:first-child [data-key="id"]').send_keys(" x")
+    page.scroll_to(page.find('#new-room-form button[type="submit"]')).click()
+    page.wait(lambda: page.find("#new-room-error").text != "", what="the form's errors")
+    check(page, scheme, "lobby-errors", sizes=SIZES[:1], scroll_top=False)
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
@@ -105,6 +128,19 @@ def test_the_synth_room(browser, server, scheme):
     page = browser("Ann", room="synth")
     wait_history(page)
     check(page, scheme, "synth")
+
+
+@pytest.mark.tandem_data("file")
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_the_synth_room_in_the_compact_layout(browser, server, scheme):
+    status, body = server.request("POST", "/api/rooms", SYNTH)
+    assert status == 201, (status, body)
+    server.put("cutoff", 440, room="synth")
+    page = browser("Ann", room="synth")
+    wait_history(page)
+    page.find("#layout-toggle").click()
+    page.wait(lambda: "layout-compact" in (page.find("body").get_attribute("class") or ""), what="the compact layout")
+    check(page, scheme, "synth-compact")
 
 
 @pytest.mark.tandem_data("file")
