@@ -17,6 +17,13 @@ def open_lobby(browser, server, width=1280, height=900):
     return page
 
 
+def json_mode(page):
+    """The New room form's controls as JSON (the form shows them field by field first)."""
+    page.scroll_to(page.find('.mode-button[data-mode="json"]')).click()
+    page.wait(lambda: page.find("#room-controls-input").is_displayed(), what="the JSON box")
+    return page.find("#room-controls-input")
+
+
 def people_of(page, room: str) -> str:
     return page.find(f'#rooms li[data-room="{room}"] .room-people').get_attribute("data-people")
 
@@ -41,7 +48,7 @@ def test_creating_a_room_from_the_form_lists_it_and_its_link_opens_the_room(brow
     page.find("#room-id-input").send_keys("synth")
     page.find("#room-title-input").send_keys("Synth tuning")
     controls = [{"id": "cutoff", "type": "slider", "label": "Cutoff", "min": 20, "max": 20000}]
-    area = page.find("#room-controls-input")
+    area = json_mode(page)
     area.send_keys(Keys.CONTROL, "a")
     area.send_keys(json.dumps(controls))
     page.screenshot("lobby-phone-form.png")
@@ -64,7 +71,7 @@ def test_creating_a_room_from_the_form_lists_it_and_its_link_opens_the_room(brow
 def test_a_schema_error_is_shown_next_to_its_field(browser, server):
     page = open_lobby(browser, server)
     page.find("#room-id-input").send_keys("studio")
-    area = page.find("#room-controls-input")
+    area = json_mode(page)
     area.send_keys(Keys.CONTROL, "a")
     area.send_keys(json.dumps([{"id": "size", "type": "snap", "values": [3, 2]}]))
     page.scroll_to(page.find('#new-room-form button[type="submit"]')).click()

@@ -20,6 +20,7 @@ import { chooseLayout, collapsedGroups, storeCollapsed, storeLayout, storedLayou
 import { ResetTracker, resetRefusal, roomValuesText } from "./resets.js";
 import { setupRoomTools } from "./roomtools.js";
 import { setupShare } from "./share.js";
+import { keepFocusClear } from "./keepclear.js";
 import { renderStatus } from "./status.js";
 import { createTimeline } from "./timeline.js";
 import { createColor } from "./controls/color.js";
@@ -510,6 +511,8 @@ setRenameHandler(() => askName(model.title ?? room, { current: name, rename: tru
   connection.socket?.close(1000);
 }));
 
+// The sticky header and the timeline's banner never cover the focus.
+keepFocusClear(timeline.banner);
 access.start();
 tickChanged(scheduleRender);
 scheduleRender();

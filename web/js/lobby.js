@@ -1,11 +1,17 @@
 // The lobby, served for "/" without ?room=: the rooms with how many people
 // are in each (GET /api/rooms, every few seconds), and for those allowed to
 // create rooms (the answer's "admin": auth off and this machine, or an admin
-// token) a "New room" form that posts to POST /api/rooms.
+// token) a "New room" form that posts to POST /api/rooms: the room's id, title
+// and layout, and its controls in a form of their own (room-editor.js: each
+// control's kind and fields, with a live preview) or as JSON.
 
 import { TOKEN_KEY, splitToken } from "./auth.js";
 import { h, setText } from "./dom.js";
-import { STARTER_CONTROLS, peopleText, placeError, roomFromForm, roomHref } from "./lobby-form.js";
+import { keepFocusClear } from "./keepclear.js";
+import {
+  ID_PATTERN, ID_RULE, STARTER_CONTROLS, freshRoomId, parseControlsText, peopleText, placeError, roomFromForm, roomHref,
+} from "./lobby-form.js";
+import { ControlsEditor } from "./room-editor.js";
 
 /** How often the list is fetched again while the page is visible. */
 const REFRESH_MS = 3000;
@@ -38,12 +44,25 @@ const els = {
   id: document.getElementById("room-id-input"),
   title: document.getElementById("room-title-input"),
   controls: document.getElementById("room-controls-input"),
+  formPart: document.getElementById("controls-form"),
+  jsonPart: document.getElementById("controls-json"),
+  modes: [...document.querySelectorAll(".mode-button")],
   done: document.getElementById("new-room-done"),
 };
+const layoutInputs = [...els.form.querySelectorAll('input[name="layout"]')];
 const inputs = { id: els.id, title: els.title, controls: els.controls };
-const errors = Object.fromEntries([...document.querySelectorAll(".field-error")].map((p) => [p.dataset.field ?? "form", p]));
+const errors = Object.fromEntries([...document.querySelectorAll(".field-error[data-field]")].map((p) => [p.dataset.field, p]));
 errors.form = document.getElementById("new-room-error");
-els.controls.value = JSON.stringify(STARTER_CONTROLS, null, 2);
+
+const editor = new ControlsEditor({
+  list: document.getElementById("control-editors"),
+  add: els.form.querySelector(".ce-add"),
+  status: document.getElementById("controls-status"),
+  changed: () => setText(errors["controls-form"], ""),
+});
+editor.set(STARTER_CONTROLS);
+/** "form" or "json": how the controls are edited now. */
+let mode = "form";
 
 /** Room ids listed now, to warn before a POST would replace one. */
 let known = new Set();
@@ -76,6 +95,9 @@ function render(answer) {
   els.list.removeAttribute("aria-busy");
   setText(els.status, rooms.length ? "" : "No rooms yet.");
   els.newRoom.hidden = answer.admin !== true;
+  // The example id is one no room has.
+  const example = freshRoomId(known);
+  if (els.id.placeholder !== example) els.id.placeholder = example;
 }
 
 async function refresh() {
@@ -100,19 +122,19 @@ document.addEventListener("visibilitychange", () => {
   if (!document.hidden) refresh();
 });
 
+/** An error next to a room field (id, title, layout, the JSON, the controls' list) or the form's own; returns what to focus. */
 function showError(field, message) {
-  const p = errors[field];
-  setText(p, message);
-  const input = inputs[field];
-  if (input) {
-    input.setAttribute("aria-invalid", "true");
-    input.focus();
-  }
+  setText(errors[field] ?? errors.form, message);
+  const input = field === "layout" ? layoutInputs.find((i) => i.checked) : inputs[field];
+  if (input) input.setAttribute("aria-invalid", "true");
+  if (field === "controls-form") return els.form.querySelector(".ce-add");
+  return input ?? null;
 }
 
 function clearErrors() {
   for (const p of Object.values(errors)) setText(p, "");
-  for (const input of Object.values(inputs)) input.removeAttribute("aria-invalid");
+  for (const input of [...Object.values(inputs), ...layoutInputs]) input.removeAttribute("aria-invalid");
+  editor.clearErrors();
 }
 for (const [field, input] of Object.entries(inputs)) {
   input.addEventListener("input", () => {
@@ -121,15 +143,120 @@ for (const [field, input] of Object.entries(inputs)) {
     setText(errors[field], "");
   });
 }
+for (const input of layoutInputs) {
+  input.addEventListener("change", () => {
+    for (const i of layoutInputs) i.removeAttribute("aria-invalid");
+    setText(errors.layout, "");
+  });
+}
+
+const layoutValue = () => layoutInputs.find((i) => i.checked)?.value ?? "";
+
+/** The form's controls with their errors shown beside their fields; the first to focus, or null. */
+function readEditor() {
+  const { controls, errors: found } = editor.read();
+  let first = null;
+  for (const e of found) {
+    const el = editor.showError(e.index, e.key, e.message);
+    first ??= el;
+  }
+  return { controls, first, count: found.length };
+}
+
+function fieldsWord(n) {
+  return n === 1 ? "1 field needs" : `${n} fields need`;
+}
+
+/** Form ⇄ JSON, carrying the edits across. */
+function setMode(next) {
+  if (next === mode) return;
+  clearErrors();
+  if (next === "json") {
+    const { controls, first, count } = readEditor();
+    if (count) {
+      setText(errors.form, `${fieldsWord(count)} fixing before the controls can be shown as JSON.`);
+      first?.focus();
+      return;
+    }
+    els.controls.value = JSON.stringify(controls, null, 2);
+  } else {
+    const parsed = parseControlsText(els.controls.value);
+    const refused = parsed.error ? { message: parsed.error } : editor.set(parsed.controls);
+    if (refused) {
+      showError("controls", refused.message);
+      els.controls.focus();
+      return;
+    }
+    // A whole room file pasted in: its id, title and layout where the form has none.
+    const room = parsed.room ?? {};
+    if (!els.id.value.trim() && typeof room.id === "string") els.id.value = room.id;
+    if (!els.title.value.trim() && typeof room.title === "string") els.title.value = room.title;
+    if (room.layout === "compact" || room.layout === "cards") {
+      for (const i of layoutInputs) i.checked = i.value === (room.layout === "compact" ? "compact" : "");
+    }
+  }
+  mode = next;
+  els.formPart.hidden = mode !== "form";
+  els.jsonPart.hidden = mode !== "json";
+  for (const b of els.modes) b.setAttribute("aria-pressed", b.dataset.mode === mode ? "true" : "false");
+}
+for (const b of els.modes) b.addEventListener("click", () => setMode(b.dataset.mode));
+
+/** The room to post from the form as it is now, or null once its errors are shown (focus on the first). */
+function roomToPost() {
+  if (mode === "json") {
+    const made = roomFromForm(els.id.value, els.title.value, els.controls.value, layoutValue());
+    if (!made.room) {
+      showError(made.field, made.message)?.focus();
+      return null;
+    }
+    return made.room;
+  }
+  let first = null;
+  let count = 0;
+  const id = els.id.value.trim();
+  const idProblem = id === "" ? "Give the room an id" : ID_PATTERN.test(id) ? null : `A room id is ${ID_RULE}`;
+  if (idProblem) {
+    first = showError("id", idProblem);
+    count += 1;
+  }
+  const read = readEditor();
+  first ??= read.first;
+  count += read.count;
+  if (read.controls.length === 0) {
+    first ??= showError("controls-form", "Add at least one control: a room without controls is refused");
+    count += 1;
+  }
+  if (count) {
+    setText(errors.form, `${fieldsWord(count)} fixing: see the messages beside them.`);
+    first?.focus();
+    return null;
+  }
+  const room = { id, ...(els.title.value.trim() ? { title: els.title.value.trim() } : {}), controls: read.controls };
+  if (layoutValue()) room.layout = layoutValue();
+  return room;
+}
+
+/** A refusal from the server, beside the field it names. */
+function placeRefusal(status, body, room) {
+  const placed = placeError(status, body, room.controls);
+  if (placed.field === "controls" && placed.index != null && mode === "form") {
+    editor.showError(placed.index, placed.key, placed.key ? placed.short : placed.message)?.focus();
+    return;
+  }
+  const field = placed.field === "controls" && mode === "form" ? "controls-form" : placed.field;
+  showError(field, placed.message)?.focus();
+}
 
 els.form.addEventListener("submit", async (event) => {
   event.preventDefault();
   clearErrors();
   setText(els.done, "");
-  const made = roomFromForm(els.id.value, els.title.value, els.controls.value);
-  if (!made.room) return showError(made.field, made.message);
-  if (known.has(made.room.id)) {
-    return showError("id", `There is already a room '${made.room.id}': choose another id (replacing a room's controls is done through the API, it reconnects everyone in it).`);
+  const room = roomToPost();
+  if (!room) return;
+  if (known.has(room.id)) {
+    showError("id", `There is already a room '${room.id}': choose another id (replacing a room's controls is done through the API, it reconnects everyone in it).`)?.focus();
+    return;
   }
   const button = els.form.querySelector("button[type=submit]");
   button.disabled = true;
@@ -137,18 +264,17 @@ els.form.addEventListener("submit", async (event) => {
     const response = await fetch("/api/rooms", {
       method: "POST",
       headers: { "Content-Type": "application/json", ...auth },
-      body: JSON.stringify(made.room),
+      body: JSON.stringify(room),
     });
     const body = await response.json().catch(() => null);
     if (response.status === 201 || response.status === 200) {
-      const link = h("a", { href: roomHref(made.room.id, name) }, `Open ${body?.title || made.room.id}`);
-      els.done.replaceChildren(`Room '${made.room.id}' created. `, link);
+      const link = h("a", { href: roomHref(room.id, name) }, `Open ${body?.title || room.id}`);
+      els.done.replaceChildren(`Room '${room.id}' created. `, link);
       els.id.value = "";
       els.title.value = "";
       refresh();
     } else {
-      const placed = placeError(response.status, body);
-      showError(placed.field, placed.message);
+      placeRefusal(response.status, body, room);
     }
   } catch {
     showError("form", "The server cannot be reached: nothing was created.");
@@ -157,4 +283,5 @@ els.form.addEventListener("submit", async (event) => {
   }
 });
 
+keepFocusClear();
 refresh();

@@ -211,6 +211,9 @@ export class Timeline {
   }
 
   backToLive() {
+    // The banner goes with the past: the focus on its buttons (Back to live, Restore) goes to
+    // the slider, where the person came from, rather than fall to the page.
+    if (this.banner?.contains(globalThis.document?.activeElement)) this.slider.focus();
     clearTimeout(this.timer);
     this.asked += 1;
     this.target = null;
@@ -226,6 +229,9 @@ export class Timeline {
     if (!this.connection.send({ type: "restore", seq, rev: this.preview.rev })) return null;
     this.restoreSeq = seq;
     this.restoredFrom = this.preview;
+    // The button is disabled while the restore is under way and the banner goes once it commits:
+    // the focus goes to the slider now rather than fall to the page.
+    if (this.banner?.contains(globalThis.document?.activeElement)) this.slider.focus();
     this.status = "Restoring…";
     this.onChange();
     return seq;

@@ -1,5 +1,5 @@
 // The card every control sits in:
-// <section class="control" data-control="ID" data-type="TYPE"> with its
+// <section class="control" role="group" data-control="ID" data-type="TYPE"> with its
 // header — the title (h2, or h3 inside a group's heading, with a "stale"
 // badge shown by CSS while the connection is down, a "read only" one for
 // viewers and a lock naming who claims the control, claim.js), the value (its editable fields, `.control-value`) and, added by
@@ -42,8 +42,11 @@ export function makeCard(control, ...valueParts) {
       h("span", { class: "badge badge-readonly", title: "Your link lets you watch this control, not change it" }, "read only"),
       claim),
     value);
+  // A named group, not a region: a room of forty controls is not forty landmarks, and a
+  // control may share its label with its group's heading (the synth's Filter switch in Filter).
   const section = h("section", {
     class: "control",
+    role: "group",
     "data-control": control.id,
     "data-type": control.type,
     "data-group": typeof control.group === "string" && control.group ? control.group : null,
