@@ -2,7 +2,7 @@
 
 import json
 
-from helpers import find_change, has_change, value_is
+from helpers import Client, find_change, has_change, value_is
 
 
 def send(client, type_: str, control: str) -> int:
@@ -65,3 +65,19 @@ def test_claims_and_releases_are_counted(server, connect):
     metrics = server.metrics()
     assert metrics['tandem_messages_in_total{type="claim"}'] == 1
     assert metrics['tandem_messages_in_total{type="release"}'] == 1
+
+
+def test_a_welcome_since_a_revision_lists_every_claimed_control(server, connect, open_ws):
+    ann = connect(server, name="Ann")
+    ann.set("size", 100)
+    ann.expect(has_change("size", by=ann.id))
+    rev = server.get("/api/rooms/demo").json()["rev"]
+    ann.expect_ack(send(ann, "claim", "gain"))
+    # Gain made no revision since, but it is claimed: listed, with its claim.
+    ben = Client(open_ws(server.ws_url("demo", name="Ben", since=str(rev))))
+    assert ben.welcome["since"] == rev
+    listed = {c["id"]: c for c in ben.welcome["controls"]}
+    assert set(listed) == {"gain"} and listed["gain"]["claim"] == ann.id
+    ann.expect_ack(send(ann, "release", "gain"))
+    cat = Client(open_ws(server.ws_url("demo", name="Cat", since=str(rev))))
+    assert cat.welcome["controls"] == [], "an unclaimed control untouched since is left out"

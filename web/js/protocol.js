@@ -255,7 +255,8 @@ export class RoomModel {
     const previousMe = this.client;
     const unchanged = typeof msg.since === "number" ? this.controls : null;
     this.reset();
-    if (unchanged) this.controls = new Map(unchanged);
+    // Kept as they were, but claimed by nobody: the server lists every control someone claims.
+    if (unchanged) this.controls = new Map([...unchanged].map(([id, c]) => [id, { ...c, claim: null }]));
     this.welcomed = true;
     this.client = msg.client ?? null;
     this.room = msg.room ?? null;

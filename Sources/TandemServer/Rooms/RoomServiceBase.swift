@@ -94,7 +94,9 @@ class RoomServiceBase {
 
     /// The welcome, or with `?since=REV` (a whole number from 0 to the room
     /// revision, and no schema change of the room since REV) only the controls
-    /// committed after REV (every control for 0), plus `"since":REV`.
+    /// committed after REV (every control for 0) and every control someone
+    /// claims (a claim makes no revision), plus `"since":REV`: a control it
+    /// leaves out is as the client had it, and claimed by nobody.
     /// Anything else: the full welcome without `since`.
     func encodeWelcome(_ welcome: Welcome, since text: String?) -> [UInt8] {
         guard let text, !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
@@ -102,7 +104,7 @@ class RoomServiceBase {
               rooms.schemaChangedAt[welcome.room].map({ since > $0 }) ?? true
         else { return OutboundEncoder.welcome(welcome) }
         var partial = welcome
-        if since > 0 { partial.controls.removeAll { $0.revision <= since } }
+        if since > 0 { partial.controls.removeAll { $0.revision <= since && $0.claim == nil } }
         var bytes = OutboundEncoder.welcome(partial)
         bytes.removeLast() // the closing brace
         bytes.append(contentsOf: Array(",\"since\":\(since)}".utf8))

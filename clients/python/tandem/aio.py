@@ -469,7 +469,8 @@ class AsyncRoom:
         before = self.controls
         listed = {c["id"]: c for c in frame.get("controls") or []}
         if "since" in frame:
-            controls = dict(before)
+            # Kept as they were, but claimed by nobody: the server lists every control someone claims.
+            controls = {cid: {k: v for k, v in c.items() if k != "claim"} for cid, c in before.items()}
             controls.update(listed)
         else:
             controls = listed
