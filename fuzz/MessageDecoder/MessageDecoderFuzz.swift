@@ -156,6 +156,14 @@ private func encode(_ message: ClientMessage) -> [UInt8] {
         members.insert(JSONMember("type", .string("undo")), at: 0)
     case .redo:
         members.insert(JSONMember("type", .string("redo")), at: 0)
+    case let .reset(control), let .focus(control):
+        let type = if case .reset = message.operation { "reset" } else { "focus" }
+        members.insert(JSONMember("type", .string(type)), at: 0)
+        if let control { members.append(JSONMember("control", .string(control))) }
+    case let .claim(control), let .release(control):
+        let type = if case .claim = message.operation { "claim" } else { "release" }
+        members.insert(JSONMember("type", .string(type)), at: 0)
+        members.append(JSONMember("control", .string(control)))
     case let .drag(control, name, phase, pointer):
         members.insert(JSONMember("type", .string("drag")), at: 0)
         members += [JSONMember("control", .string(control))] + thumb(name) + [JSONMember("phase", .string(phase.rawValue))]

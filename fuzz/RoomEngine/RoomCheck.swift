@@ -59,6 +59,7 @@ struct RoomCheck {
         var commits = 0
         var rejects: [Reject] = []
         var acked: [Int] = []
+        var lastClaim: [Int: ClientID?] = [:]
         for effect in effects {
             switch effect {
             case let .commit(commit):
@@ -105,10 +106,18 @@ struct RoomCheck {
                 announced.insert(peer.client)
             case let .left(client):
                 require(announced.remove(client) != nil, "\(what()): \(client) left without having been announced")
+            case let .claim(index, holder):
+                require(schema.controls.indices.contains(index), "\(what()): a claim of control \(index)")
+                lastClaim[index] = holder // a lapse then a new claim in one call: the last one stands
+            case let .presence(peer):
+                require(announced.contains(peer.client), "\(what()): a presence change of \(peer.client), who is not announced")
             }
         }
 
         // The room is what the effects say.
+        for (index, holder) in lastClaim {
+            require(room.claimedBy[index] == holder, "\(what()): the last claim effect says \(String(describing: holder)), the room \(String(describing: room.claimedBy[index]))")
+        }
         require(room.revision == revision, "\(what()): room at revision \(room.revision), commits say \(revision)")
         require(room.committed == replay, "\(what()): replaying the commits gives \(replay), committed is \(room.committed)")
         require(room.revisions == revisions, "\(what()): control revisions \(room.revisions), commits say \(revisions)")
