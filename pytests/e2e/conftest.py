@@ -187,14 +187,14 @@ class Server:
         return answer
 
     def wait_state(self, control: str, predicate: Callable[[dict], bool], timeout: float = WAIT,
-                   what: str = "") -> dict:
+                   what: str = "", room: str = "demo") -> dict:
         deadline = time.monotonic() + timeout
         while True:
-            state = self.state(control)
+            state = self.state(control, room=room)
             if predicate(state):
                 return state
             if time.monotonic() > deadline:
-                raise AssertionError(f"API state of {control} never became {what or predicate}: last {state}")
+                raise AssertionError(f"API state of {control} in room {room} never became {what or predicate}: last {state}")
             time.sleep(0.05)
 
 

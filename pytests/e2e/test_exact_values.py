@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -19,7 +18,6 @@ import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
-from pytests.support import WAIT
 
 ROOT = Path(__file__).resolve().parents[2]
 SYNTH = json.loads((ROOT / "examples" / "synth.json").read_text())
@@ -51,14 +49,7 @@ def synth_state(server, control: str) -> dict:
 
 def wait_synth(server, control: str, predicate, what: str) -> dict:
     """Polls GET /api/rooms/synth until `control`'s committed state satisfies `predicate`."""
-    deadline = time.monotonic() + WAIT
-    while True:
-        current = synth_state(server, control)
-        if predicate(current):
-            return current
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{control} in room {ROOM} never became {what}: last {current}")
-        time.sleep(0.05)
+    return server.wait_state(control, predicate, what=what, room=ROOM)
 
 
 def field(page, control: str, which: str):

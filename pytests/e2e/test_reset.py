@@ -6,14 +6,12 @@ is one edit that Undo takes back; a held control's reset says who holds it."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
-from pytests.support import WAIT
 
 ROOT = Path(__file__).resolve().parents[2]
 SYNTH = json.loads((ROOT / "examples" / "synth.json").read_text())
@@ -34,14 +32,7 @@ def synth(server):
 
 
 def wait_synth(server, control: str, predicate, what: str) -> dict:
-    deadline = time.monotonic() + WAIT
-    while True:
-        current = server.state(control, room=ROOM)
-        if predicate(current):
-            return current
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{control} in room {ROOM} never became {what}: last {current}")
-        time.sleep(0.05)
+    return server.wait_state(control, predicate, what=what, room=ROOM)
 
 
 def open_synth(browser, name: str):

@@ -11,7 +11,6 @@ import contextlib
 import json
 import math
 import re
-import time
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
@@ -47,14 +46,7 @@ def state(server, control: str) -> dict:
 
 def _wait_room_state(server, control, predicate, what, timeout=30.0):
     """Polls the synth room's committed state of `control` through the API until `predicate` holds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        current = state(server, control)
-        if predicate(current):
-            return current
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{control} in room {ROOM} never became {what}: last {current}")
-        time.sleep(0.05)
+    return server.wait_state(control, predicate, timeout, what, room=ROOM)
 
 
 def mouse(page, kind: str, x: float, y: float, buttons: int) -> None:
