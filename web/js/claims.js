@@ -10,6 +10,8 @@
 // she releases it, leaves, 5 minutes pass without her touching it, or an
 // admin releases it.
 
+import { PendingRequests } from "./requests.js";
+
 /** How long a claim lasts without its holder touching the control (the server's RoomLimits.claimTimeout). */
 export const CLAIM_TIMEOUT_MIN = 5;
 
@@ -104,41 +106,15 @@ export const CLAIM_DROPPED_TEXT = "Your claim ended when the connection dropped:
  * `claim` and `release` messages sent and not yet answered: seq -> {action, control, client, holder}
  * (`holder`: whose claim a release let go, for "Broke Ann's claim").
  */
-export class ClaimTracker {
-  constructor() {
-    this.pending = new Map();
-  }
-
+export class ClaimTracker extends PendingRequests {
   sent(seq, action, control, client, holder = null) {
-    if (seq != null) this.pending.set(seq, { action, control, client, holder });
+    this.track(seq, { action, control, client, holder });
   }
 
   /** True while a claim or release of the control awaits its answer. */
   isPending(control) {
     for (const request of this.pending.values()) if (request.control === control) return true;
     return false;
-  }
-
-  /** A reject: the request it refuses, or null when it is not one of ours. */
-  rejected(msg) {
-    const request = msg?.seq != null ? this.pending.get(msg.seq) : undefined;
-    if (!request) return null;
-    this.pending.delete(msg.seq);
-    return { ...request, seq: msg.seq };
-  }
-
-  /** The requests `ack` covers on connection `client` (done); those sent on a lost connection are dropped. */
-  acked(ack, client) {
-    const done = [];
-    for (const [seq, request] of this.pending) {
-      if (request.client !== client) {
-        this.pending.delete(seq);
-      } else if (seq <= ack) {
-        this.pending.delete(seq);
-        done.push({ ...request, seq });
-      }
-    }
-    return done;
   }
 }
 

@@ -10,40 +10,12 @@
 // server that does not know `reset` answers `bad_message`, shown like any
 // refusal.
 
+import { PendingRequests } from "./requests.js";
+
 /** Reset messages sent and not yet answered: seq -> {control (null: the room), client}. */
-export class ResetTracker {
-  constructor() {
-    this.pending = new Map();
-  }
-
+export class ResetTracker extends PendingRequests {
   sent(seq, control, client) {
-    if (seq != null) this.pending.set(seq, { control: control ?? null, client });
-  }
-
-  /** A reject: the request it refuses ({control, seq}), or null when it is not one of ours. */
-  rejected(msg) {
-    const request = msg?.seq != null ? this.pending.get(msg.seq) : undefined;
-    if (!request) return null;
-    this.pending.delete(msg.seq);
-    return { ...request, seq: msg.seq };
-  }
-
-  /**
-   * The requests `ack` covers on connection `client` (done: not refused, since a
-   * reject comes before the ack that covers it). Requests sent on a connection
-   * since lost are dropped: nobody can tell whether they were applied.
-   */
-  acked(ack, client) {
-    const done = [];
-    for (const [seq, request] of this.pending) {
-      if (request.client !== client) {
-        this.pending.delete(seq);
-      } else if (seq <= ack) {
-        this.pending.delete(seq);
-        done.push({ ...request, seq });
-      }
-    }
-    return done;
+    this.track(seq, { control: control ?? null, client });
   }
 }
 
