@@ -42,6 +42,29 @@ extension RelayWriter {
             bool(admission.announced)
             signed(admission.ack)
         }
+        bool(delta.batch != nil)
+        if let batch = delta.batch { self.batch(batch) }
+    }
+
+    /// A batch note: revision, author, a cause tag (1 preset + name, 2 restore
+    /// + revision, 3 reset + optional control id), then the changed control ids.
+    private mutating func batch(_ note: BatchNote) {
+        signed(note.revision)
+        client(note.by)
+        switch note.cause {
+        case let .preset(name):
+            byte(1)
+            string(name)
+        case let .restore(revision):
+            byte(2)
+            signed(revision)
+        case let .reset(control):
+            byte(3)
+            bool(control != nil)
+            if let control { string(control) }
+        }
+        count(note.controls.count)
+        for id in note.controls { string(id) }
     }
 
     mutating func snapshot(_ snapshot: RoomSnapshot) {
@@ -134,8 +157,31 @@ extension RelayReader {
             admitted.append(Admission(peer: try peer("admission \(n)"), role: try tag("admission \(n)'s role", Role.init(relayTag:)),
                                       announced: try bool("admission \(n)'s announced"), ack: try signed("admission \(n)'s ack")))
         }
+        let batch = try bool("whether the delta has a batch note") ? try batch(room) : nil
         return RoomDelta(revision: revision, changes: changes, gestures: gestures, joined: joined, left: left, present: present,
-                         presenceRefreshed: presenceRefreshed, acks: acks, rejects: rejects, admitted: admitted)
+                         presenceRefreshed: presenceRefreshed, acks: acks, rejects: rejects, admitted: admitted, batch: batch)
+    }
+
+    private mutating func batch(_ room: RoomReading) throws(RelayDecodeError) -> BatchNote {
+        let revision = try signed("the batch note's revision")
+        let by = try client("the batch note's author")
+        let start = offset
+        let cause: BatchCause
+        switch try byte("the batch note's cause") {
+        case 1: cause = .preset(name: try string("the batch note's preset"))
+        case 2: cause = .restore(revision: try signed("the batch note's restored revision"))
+        case 3: cause = .reset(control: try bool("whether the reset names a control") ? try string("the reset's control") : nil)
+        case let tag: throw error("batch note cause \(tag) is not 1, 2 or 3", at: start)
+        }
+        let controlCount = try count("the batch note's controls", limit: room.schema.controls.count, minSize: 1)
+        var controls: [String] = []
+        for n in 0..<controlCount {
+            let at = offset
+            let id = try string("the batch note's control \(n)")
+            guard room.schema.index(of: id) != nil else { throw error("the batch note's control \(id) is not in the room", at: at) }
+            controls.append(id)
+        }
+        return BatchNote(revision: revision, by: by, cause: cause, controls: controls)
     }
 
     mutating func snapshot(_ room: RoomReading) throws(RelayDecodeError) -> RoomSnapshot {

@@ -4,7 +4,7 @@ import TandemWire
 /// The binary format of the messages between the nodes of a cluster
 /// (docs/relay-format.md), carried as Redis pub/sub payloads.
 ///
-/// A message is the magic-and-version byte `0xE2`, a kind byte, then the
+/// A message is the magic-and-version byte `0xE3`, a kind byte, then the
 /// kind's fields in the order below; nothing may follow the last field.
 ///
 /// | item      | encoding                                                              |
@@ -27,7 +27,7 @@ import TandemWire
 /// | `0x03` | message       | `string` client, `bytes` the client's text frame                      |
 /// | `0x04` | acknowledge   | `string` client, `int` seq                                            |
 /// | `0x05` | wantSnapshot  | `string` node                                                         |
-/// | `0x11` | delta         | header; `int` revision, `[change]`, `[gesture]`, `[peer]` joined, `[string]` left, `int` present, `bool` presenceRefreshed, `[ack]`, `[reject]`, `[admission]` |
+/// | `0x11` | delta         | header; `int` revision, `[change]`, `[gesture]`, `[peer]` joined, `[string]` left, `int` present, `bool` presenceRefreshed, `[ack]`, `[reject]`, `[admission]`, `bool` + batch note |
 /// | `0x12` | snapshot      | header; `int` revision, `[control]`, `[gesture]`, `[peer]` peers, `int` present |
 ///
 /// | part        | fields                                                                            |
@@ -50,9 +50,10 @@ import TandemWire
 /// round-trip form); NaN and infinities have no JSON form and are refused
 /// (no legal state has them).
 public enum RelayCodec {
-    /// The first byte of every message: relay format, version 2 (version 1,
-    /// `0xE1`, had no claims in changes and controls, nor a focus in peers). A node refuses another version's messages.
-    public static let magic: UInt8 = 0xE2
+    /// The first byte of every message: relay format, version 3 (version 2,
+    /// `0xE2`, had no batch note in deltas; version 1, `0xE1`, no claims in
+    /// changes and controls, nor a focus in peers). A node refuses another version's messages.
+    public static let magic: UInt8 = 0xE3
 
     /// Kind bytes of requests.
     public static let registerKind: UInt8 = 0x01
@@ -166,7 +167,7 @@ extension RelayReader {
     mutating func magic() throws(RelayDecodeError) {
         let b = try byte("the magic byte")
         guard b == RelayCodec.magic else {
-            throw error("magic byte \(b), not \(RelayCodec.magic) (relay format 1)", at: 0)
+            throw error("magic byte \(b), not \(RelayCodec.magic) (relay format 3)", at: 0)
         }
     }
 

@@ -101,6 +101,33 @@ extension JSONWriter {
         append(byte: ASCII.closeBrace)
     }
 
+    /// A batch note: `{"rev":50,"by":"c3","cause":"preset","preset":"Warm","controls":["cutoff","gain"]}`;
+    /// a restore has `"cause":"restore","from":1402`, a reset `"cause":"reset"`
+    /// and, for one control's, `"control":"cutoff"`.
+    public mutating func append(batch: BatchNote) {
+        append(raw: "{\"rev\":")
+        append(int: batch.revision)
+        append(raw: ",\"by\":")
+        append(string: batch.by.rawValue)
+        switch batch.cause {
+        case let .preset(name):
+            append(raw: ",\"cause\":\"preset\",\"preset\":")
+            append(string: name)
+        case let .restore(revision):
+            append(raw: ",\"cause\":\"restore\",\"from\":")
+            append(int: revision)
+        case let .reset(control):
+            append(raw: ",\"cause\":\"reset\"")
+            if let control {
+                append(raw: ",\"control\":")
+                append(string: control)
+            }
+        }
+        append(raw: ",\"controls\":")
+        append(array: batch.controls) { $0.append(string: $1) }
+        append(byte: ASCII.closeBrace)
+    }
+
     /// A control as a welcome lists it: its schema fields, then `state`,
     /// `rev` and, when someone committed it, `by`. The schema part uses the
     /// names of a room file, so `SchemaDecoder` reads it back.

@@ -87,6 +87,10 @@ public struct UpdateEncoder: Sendable {
             w.append(raw: ",\"present\":")
             w.append(int: present)
         }
+        if let batch = update.batch {
+            w.append(raw: ",\"batch\":")
+            w.append(batch: batch)
+        }
         w.append(byte: ASCII.closeBrace)
     }
 

@@ -30,7 +30,7 @@ struct RelayRefusalTests {
     private func change(_ index: Int, _ id: String, json: String) -> [UInt8] {
         delta { b in
             b.int(1).uint(1).int(index).string(id).string(json).int(1).raw(0)
-            b.uint(0).uint(0).uint(0).int(1).raw(0).uint(0).uint(0).uint(0)
+            b.uint(0).uint(0).uint(0).int(1).raw(0).uint(0).uint(0).uint(0).raw(0) // no batch note
         }
     }
 
@@ -150,7 +150,7 @@ struct RelayRefusalTests {
         func gesture(_ index: Int, _ id: String, thumb: UInt8) -> [UInt8] {
             delta { b in
                 b.int(1).uint(0).uint(1).int(index).string(id).raw(thumb).string("c1").raw(0).string(slider)
-                b.uint(0).uint(0).int(1).raw(0).uint(0).uint(0).uint(0)
+                b.uint(0).uint(0).int(1).raw(0).uint(0).uint(0).uint(0).raw(0)
             }
         }
         #expect((try? RelayCodec.decodePublication(gesture(3, "gain", thumb: 0), schema: .demo)) != nil) // value: the slider's thumb
@@ -174,9 +174,9 @@ struct RelayRefusalTests {
         for kind: UInt8 in [0x00, 0x01, 0x05, 0x10, 0x13, 0xFF] {
             _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.peekPublication([RelayCodec.magic, kind, 2, 2, 1, 0x6E]) }, "publication kind \(kind)")
         }
-        // Version 1's magic: a node of the other version is refused, never misread.
+        // Versions 1 and 2's magic: a node of another version is refused, never misread.
         _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest([0xE1, 0x02, 1, 0x63]) })
-        _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest([0xE3, 0x02, 1, 0x63]) })
+        _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest([0xE2, 0x02, 1, 0x63]) })
         _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest([]) })
         // A role tag past admin.
         let register = ByteBuilder(RelayCodec.magic, 0x01)
@@ -184,19 +184,44 @@ struct RelayRefusalTests {
         _ = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodeRequest(register.bytes) })
         // A thumb past press, a phase past cancel, a reject code past claimed, a bool of 2, a presence byte of 2.
         let bad: [[UInt8]] = [
-            delta { $0.int(1).uint(0).uint(1).int(3).string("gain").raw(10).string("c").raw(0).string(#"{"value":0.5}"#).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0) },
-            delta { $0.int(1).uint(0).uint(1).int(3).string("gain").raw(0).string("c").raw(4).string(#"{"value":0.5}"#).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0) },
-            delta { $0.int(1).uint(0).uint(0).uint(0).uint(0).int(0).raw(0).uint(0).uint(1).string("c").int(1).raw(14).string("m").raw(0).uint(0) },
-            delta { $0.int(1).uint(0).uint(0).uint(0).uint(0).int(0).raw(2).uint(0).uint(0).uint(0) },
-            delta { $0.int(1).uint(1).int(3).string("gain").string(#"{"value":0.5}"#).int(1).raw(2).string("c").uint(0).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0) },
+            delta { $0.int(1).uint(0).uint(1).int(3).string("gain").raw(10).string("c").raw(0).string(#"{"value":0.5}"#).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0).raw(0) },
+            delta { $0.int(1).uint(0).uint(1).int(3).string("gain").raw(0).string("c").raw(4).string(#"{"value":0.5}"#).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0).raw(0) },
+            delta { $0.int(1).uint(0).uint(0).uint(0).uint(0).int(0).raw(0).uint(0).uint(1).string("c").int(1).raw(14).string("m").raw(0).uint(0).raw(0) },
+            delta { $0.int(1).uint(0).uint(0).uint(0).uint(0).int(0).raw(2).uint(0).uint(0).uint(0).raw(0) },
+            delta { $0.int(1).uint(1).int(3).string("gain").string(#"{"value":0.5}"#).int(1).raw(2).string("c").uint(0).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0).raw(0) },
         ]
         for bytes in bad {
             let error = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodePublication(bytes, schema: .demo) })
             #expect(error?.description.contains("at byte") == true)
         }
         // The same bodies with good tags decode, so the refusals above are the tags'.
-        let good = delta { $0.int(1).uint(0).uint(1).int(3).string("gain").raw(0).string("c").raw(3).string(#"{"value":0.5}"#).uint(0).uint(0).int(0).raw(1).uint(0).uint(1).string("c").int(1).raw(10).string("m").raw(0).uint(0) }
+        let good = delta { $0.int(1).uint(0).uint(1).int(3).string("gain").raw(0).string("c").raw(3).string(#"{"value":0.5}"#).uint(0).uint(0).int(0).raw(1).uint(0).uint(1).string("c").int(1).raw(10).string("m").raw(0).uint(0).raw(0) }
         #expect((try? RelayCodec.decodePublication(good, schema: .demo)) != nil)
+    }
+
+    @Test("a batch note's cause must be 1, 2 or 3, and its controls the room's, at most as many as it has")
+    func batchNoteChecks() {
+        func note(_ body: (ByteBuilder) -> Void) -> [UInt8] {
+            delta { b in
+                b.int(1).uint(0).uint(0).uint(0).uint(0).int(0).raw(0).uint(0).uint(0).uint(0) // an empty delta, then
+                b.raw(1).int(1).string("c1")                                                    // a note: revision, by
+                body(b)
+            }
+        }
+        let good = try? RelayCodec.decodePublication(note { $0.raw(3).raw(1).string("gain").uint(1).string("gain") }, schema: .demo)
+        guard case let .delta(_, _, _, delta)? = good else { Issue.record("the good note did not decode"); return }
+        #expect(delta.batch == BatchNote(revision: 1, by: "c1", cause: .reset(control: "gain"), controls: ["gain"]))
+        let bad: [(String, [UInt8])] = [
+            ("cause 4", note { $0.raw(4).uint(0) }),
+            ("cause 0", note { $0.raw(0).uint(0) }),
+            ("an unknown control", note { $0.raw(3).raw(0).uint(1).string("nope") }),
+            ("more controls than the room has", note { $0.raw(2).int(5).uint(6).string("gain").string("gain").string("gain").string("gain").string("gain").string("gain") }),
+            ("a cut-off preset name", note { $0.raw(1).uint(5).raw(0x57) }),
+        ]
+        for (what, bytes) in bad {
+            let error = refusal({ () throws(RelayDecodeError) in _ = try RelayCodec.decodePublication(bytes, schema: .demo) }, Comment(rawValue: what))
+            #expect(error?.reason.contains("batch note") == true, "\(what): \(String(describing: error))")
+        }
     }
 
     @Test("varints: overlong, non-minimal and past 64 bits are refused")

@@ -1,5 +1,5 @@
 import Testing
-import TandemCore
+@testable import TandemCore
 import TandemWire
 import TandemTestSupport
 
@@ -140,5 +140,37 @@ struct UpdateEncoderTests {
         let json = try JSONParser.parse(encoder.encode(b))
         #expect(json["changes"]?.arrayValue?.first?["state"] == ["value": 0.75])
         #expect(encoder.misses == 2)
+    }
+}
+
+@Suite("Batch notes on the wire")
+struct BatchNoteWireTests {
+    private func encoded(_ cause: BatchCause, controls: [String] = ["size", "gain"]) -> String {
+        var update = Update(revision: 9, ack: 0, changes: [], gestures: [], joined: [], left: [])
+        update.batch = BatchNote(revision: 9, by: "c3", cause: cause, controls: controls)
+        var encoder = UpdateEncoder()
+        return String(decoding: encoder.encode(update), as: UTF8.self)
+    }
+
+    @Test("a note is the update's `batch`: rev, by, cause and what goes with it, then the controls changed")
+    func causes() {
+        #expect(encoded(.preset(name: "Warm \"pad\"")) ==
+            #"{"type":"update","rev":9,"ack":0,"batch":{"rev":9,"by":"c3","cause":"preset","preset":"Warm \"pad\"","controls":["size","gain"]}}"#)
+        #expect(encoded(.restore(revision: 1402)).hasSuffix(#""batch":{"rev":9,"by":"c3","cause":"restore","from":1402,"controls":["size","gain"]}}"#))
+        #expect(encoded(.reset(control: "gain"), controls: ["gain"]).hasSuffix(#""cause":"reset","control":"gain","controls":["gain"]}}"#))
+        #expect(encoded(.reset(control: nil)).hasSuffix(#""cause":"reset","controls":["size","gain"]}}"#))
+    }
+
+    @Test("a room's recall reaches another member's frame with its note, beside the changes")
+    func fromARoom() {
+        var room = Room(schema: .demo)
+        _ = room.join("c1", name: "Ann", at: .zero)
+        _ = room.join("c2", name: "Bob", at: .zero)
+        while room.nextFrame(for: "c2") != nil {}
+        _ = room.apply(ClientMessage(seq: 1, .batch(Batch(.preset(name: "Warm"), states: ["gain": .slider(value: 0.8)]))), from: "c1", at: .zero)
+        var encoder = UpdateEncoder()
+        let text = room.nextFrame(for: "c2").map { String(decoding: encoder.encode($0), as: UTF8.self) } ?? ""
+        #expect(text.contains(#""changes":[{"control":"gain","state":{"value":0.8}"#))
+        #expect(text.contains(#""batch":{"rev":1,"by":"c1","cause":"preset","preset":"Warm","controls":["gain"]}"#))
     }
 }

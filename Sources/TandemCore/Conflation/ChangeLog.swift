@@ -18,6 +18,8 @@ struct ChangeLog: Sendable {
         case peer(ClientID)
         /// The number of people present changed (see `Room.refreshPresence`).
         case presence
+        /// The room's latest batch note (`Room.lastBatch`).
+        case batch
     }
 
     private struct Node: Sendable {
@@ -45,6 +47,7 @@ struct ChangeLog: Sendable {
         for s in 0..<slots { nodes.append(Node(item: .endedGesture(slot: s))) }
         for s in 0..<slots { nodes.append(Node(item: .liveGesture(slot: s))) }
         nodes.append(Node(item: .presence))
+        nodes.append(Node(item: .batch))
     }
 
     /// Marks `item` changed now and returns its new stamp.
@@ -121,6 +124,7 @@ struct ChangeLog: Sendable {
         case let .endedGesture(s): controlCount + s
         case let .liveGesture(s): controlCount + slotCount + s
         case .presence: controlCount + 2 * slotCount
+        case .batch: controlCount + 2 * slotCount + 1
         case .peer: -1
         }
     }

@@ -25,6 +25,9 @@ public struct Update: Sendable, Hashable {
     /// How many people are in the room, when that changed since the
     /// recipient's previous frame (it rides on frames that go out anyway).
     public var present: Int?
+    /// The room's latest batch note, when it changed since the recipient's
+    /// previous frame: whose recall, restore or reset the changes are.
+    public var batch: BatchNote?
 }
 
 /// A control's committed state in an update.

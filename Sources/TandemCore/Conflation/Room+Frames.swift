@@ -22,7 +22,7 @@ extension Room {
         // Items can leave the log before this member saw them (someone who came
         // and went between two frames): then there is nothing to send.
         let empty = update.changes.isEmpty && update.gestures.isEmpty && update.joined.isEmpty && update.left.isEmpty
-            && update.present == nil
+            && update.present == nil && update.batch == nil
         return empty && !acked ? nil : .update(update)
     }
 

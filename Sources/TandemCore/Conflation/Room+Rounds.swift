@@ -23,7 +23,7 @@ public struct RoundUpdate: Sendable {
 
     /// Whether the shared content carries nothing (only an `ack` or `present` could make a frame of it).
     public var isEmpty: Bool {
-        update.changes.isEmpty && update.gestures.isEmpty && update.joined.isEmpty && update.left.isEmpty
+        update.changes.isEmpty && update.gestures.isEmpty && update.joined.isEmpty && update.left.isEmpty && update.batch == nil
     }
 }
 
@@ -77,6 +77,8 @@ extension Room {
                 if let entry = slots[s].liveEntry { update.gestures.append(StampedGesture(entry: entry, stamp: stamp)) }
             case .presence:
                 continue // `present` is added per recipient, for whoever has not heard the count
+            case .batch:
+                update.batch = lastBatch
             case let .peer(id):
                 peers.insert(id)
                 if id == recipient { continue }

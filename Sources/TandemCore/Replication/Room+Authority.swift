@@ -15,7 +15,7 @@ extension Room {
         for i in changes.indices { changes[i].stamp = 0 }
         return RoomDelta(revision: revision, changes: changes, gestures: update.gestures.map(\.entry),
                          joined: update.joined, left: update.left, present: present,
-                         presenceRefreshed: (log.stamp(of: .presence) ?? 0) > base)
+                         presenceRefreshed: (log.stamp(of: .presence) ?? 0) > base, batch: update.batch)
     }
 
     /// Takes in `client`, re-registered with this owner (the room changed

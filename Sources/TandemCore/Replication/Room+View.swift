@@ -42,6 +42,10 @@ extension Room {
         for peer in delta.joined { showJoined(peer) }
         viewPresent = delta.present
         if delta.presenceRefreshed { log.touch(.presence) }
+        if let note = delta.batch {
+            lastBatch = note
+            log.touch(.batch)
+        }
         // Forward only: the node may have refused a later message itself
         // (its own rate limit, `unavailable`), and its ack stands.
         for ack in delta.acks where ack.seq > members[ack.client]?.ack ?? Int.max { members[ack.client]?.process(seq: ack.seq) }

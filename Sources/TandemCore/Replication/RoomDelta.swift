@@ -47,10 +47,12 @@ public struct RoomDelta: Sendable, Hashable {
     /// Members that joined (or re-registered) since the previous delta: the
     /// node serving each admits it into its view and sends its welcome.
     public var admitted: [Admission]
+    /// The room's latest batch note, when it changed since the previous delta.
+    public var batch: BatchNote?
 
     public init(revision: Int, changes: [ControlChange] = [], gestures: [GestureEntry] = [], joined: [Peer] = [],
                 left: [ClientID] = [], present: Int, presenceRefreshed: Bool = false, acks: [MemberAck] = [],
-                rejects: [Reject] = [], admitted: [Admission] = []) {
+                rejects: [Reject] = [], admitted: [Admission] = [], batch: BatchNote? = nil) {
         self.revision = revision
         self.changes = changes
         self.gestures = gestures
@@ -61,12 +63,13 @@ public struct RoomDelta: Sendable, Hashable {
         self.acks = acks
         self.rejects = rejects
         self.admitted = admitted
+        self.batch = batch
     }
 
     /// Whether it carries nothing a view would act on but the count.
     public var isEmpty: Bool {
         changes.isEmpty && gestures.isEmpty && joined.isEmpty && left.isEmpty && !presenceRefreshed
-            && acks.isEmpty && rejects.isEmpty && admitted.isEmpty
+            && acks.isEmpty && rejects.isEmpty && admitted.isEmpty && batch == nil
     }
 }
 

@@ -109,9 +109,19 @@ public struct Batch: Sendable, Hashable {
     public var origin: String
     /// Each control's new state, by control id.
     public var states: [String: ControlState]
+    /// Why, as members are told in a batch note (`nil`: they are not told,
+    /// the batch's commits are all they see).
+    public var cause: BatchCause?
 
     public init(origin: String, states: [String: ControlState]) {
         self.origin = origin
         self.states = states
+    }
+
+    /// A batch whose members are told why (`Room.lastBatch`).
+    public init(_ cause: BatchCause, states: [String: ControlState]) {
+        self.origin = cause.origin
+        self.states = states
+        self.cause = cause
     }
 }

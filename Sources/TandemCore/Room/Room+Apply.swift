@@ -85,7 +85,7 @@ extension Room {
         case .reset:
             if case .gauge = control.kind { throw Refusal(.readOnly, "'\(control.id)' is a gauge: a program publishes it, so it has no default to go back to") }
             if case .button = control.kind { throw Refusal(.badValue, "'\(control.id)' is a button: a press is an event, not a value to reset") }
-            try commitBatch(Batch(origin: "reset \(control.id)", states: [control.id: control.initial]), by: client, into: &effects)
+            try commitBatch(Batch(.reset(control: control.id), states: [control.id: control.initial]), by: client, into: &effects)
         case .undo, .redo, .batch, .claim, .release, .focus:
             break // performed above
         }

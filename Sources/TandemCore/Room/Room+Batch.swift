@@ -20,12 +20,20 @@ extension Room {
                 changes.append(Edit.Change(control: c, thumb: thumb, before: committed[c].editValue(of: thumb), after: state.editValue(of: thumb)))
             }
         }
-        if commitAll(targets, by: client, into: &effects) { record(Edit(changes: changes), by: client) }
+        guard commitAll(targets, by: client, into: &effects) else { return }
+        record(Edit(changes: changes), by: client)
+        if let cause = batch.cause { noteBatch(cause, controls: targets.map(\.0), by: client) }
+    }
+
+    /// Records `cause` as the room's latest batch, for everyone's next frame.
+    mutating func noteBatch(_ cause: BatchCause, controls: [Int], by client: ClientID) {
+        lastBatch = BatchNote(revision: revision, by: client, cause: cause, controls: controls.sorted().map { schema.controls[$0].id })
+        log.touch(.batch)
     }
 
     /// Every control at its schema's initial state: a whole-room reset.
     var initialBatch: Batch {
-        Batch(origin: "reset", states: Dictionary(schema.controls.map { ($0.id, $0.initial) }, uniquingKeysWith: { a, _ in a }))
+        Batch(.reset(control: nil), states: Dictionary(schema.controls.map { ($0.id, $0.initial) }, uniquingKeysWith: { a, _ in a }))
     }
 
     /// Makes each of `targets` (control, state) committed, as one new room

@@ -27,6 +27,9 @@ public struct Room: Sendable {
     /// Who holds a claim on each control (Room+Claims.swift), and when the holder last touched it.
     public internal(set) var claimedBy: [ClientID?]
     var claimHeard: [Moment]
+    /// The latest batch with a cause that changed anything (BatchNote.swift):
+    /// the change log's `.batch` item.
+    public internal(set) var lastBatch: BatchNote?
 
     var slots: [Slot] = []
     /// The first slot of each control; a control's slots follow its thumbs' order.

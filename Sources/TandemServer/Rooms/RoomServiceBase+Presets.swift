@@ -44,7 +44,7 @@ extension RoomServiceBase {
 
     /// The message that recalls `preset`: one batch of its states.
     func recallMessage(_ preset: Preset, seq: Int) -> ClientMessage {
-        ClientMessage(seq: seq, .batch(Batch(origin: "preset \(preset.name)", states: preset.states)))
+        ClientMessage(seq: seq, .batch(Batch(.preset(name: preset.name), states: preset.states)))
     }
 }
 

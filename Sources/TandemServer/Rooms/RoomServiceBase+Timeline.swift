@@ -40,7 +40,7 @@ extension RoomServiceBase {
     func restoreBatch(_ moment: TimelineMoment, in schema: RoomSchema) -> Batch {
         var states: [String: ControlState] = [:]
         for control in moment.controls(in: schema) { states[control.id] = control.state }
-        return Batch(origin: "restore \(moment.revision)", states: states)
+        return Batch(.restore(revision: moment.revision), states: states)
     }
 
     /// `{"type":"restore","seq":n,"rev":R}` from a member: checked for order,

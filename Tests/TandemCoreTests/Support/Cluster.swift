@@ -164,7 +164,7 @@ struct Cluster {
                     saved = reference.committed
                 } else {
                     let states = Dictionary(uniqueKeysWithValues: zip(reference.schema.controls.map(\.id), saved))
-                    send(id, .batch(Batch(origin: "moment", states: states)))
+                    send(id, .batch(Batch(.preset(name: "moment"), states: states))) // its note reaches every view too
                 }
             case 81..<84:
                 now = now.adding(seconds: 11) // every hold lapses

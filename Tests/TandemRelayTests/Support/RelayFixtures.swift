@@ -80,7 +80,16 @@ enum Fixtures {
                   rejects: rejects,
                   admitted: Role.allCases.enumerated().map { n, role in
                       Admission(peer: peers[n], role: role, announced: n != 1, ack: n * 3)
-                  })
+                  },
+                  batch: BatchNote(revision: 4711, by: "c3", cause: .preset(name: "Wärm ☀️"), controls: schema.controls.map(\.id)))
+    }
+
+    /// A delta that carries only a batch note, of each cause.
+    static func noteDeltas(in schema: RoomSchema) -> [RoomDelta] {
+        let first = [schema.controls[0].id]
+        return [BatchCause.restore(revision: 1402), .reset(control: first[0]), .reset(control: nil), .preset(name: "")].map {
+            RoomDelta(revision: 7, present: 2, batch: BatchNote(revision: 7, by: "c1", cause: $0, controls: first))
+        }
     }
 
     static func fullSnapshot(in schema: RoomSchema) -> RoomSnapshot {
@@ -99,6 +108,7 @@ enum Fixtures {
             .delta(epoch: 3, sequence: 1, owner: "node-a", fullDelta(in: schema)),
             .delta(epoch: 0, sequence: 0, owner: "", RoomDelta(revision: 0, present: 0)),
             .delta(epoch: -5, sequence: Int.max, owner: "n", RoomDelta(revision: Int.min, present: -1)),
+        ] + noteDeltas(in: schema).map { .delta(epoch: 2, sequence: 9, owner: "n", $0) } + [
             .snapshot(epoch: 3, sequence: 2, owner: "node-b", fullSnapshot(in: schema)),
             .snapshot(epoch: Int.max, sequence: 1, owner: "node-ü", RoomSnapshot(
                 revision: 0, controls: schema.controls.map { CommittedControl(state: $0.initial, revision: 0, by: nil) },
