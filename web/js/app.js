@@ -6,6 +6,7 @@ import { Access } from "./access.js";
 import { Actions } from "./actions.js";
 import { CLOSE_UNAUTHORIZED, TOKEN_KEY, closeNotice, expiryText, refreshURL, roleText, roomsOf, splitToken, tokenClaims } from "./auth.js";
 import { CLAIM_DROPPED_TEXT, CLAIM_ENDED_TEXT, ClaimTracker, claimDoneText, claimRefusal, claimedText, claimsByPerson, endedClaims, holderName } from "./claims.js";
+import { batchText, isOthersNote, undoTarget } from "./batchnotes.js";
 import { copyText } from "./clipboard.js";
 import { Connection, roomURL } from "./connection.js";
 import { h, setAttr, setText, svg } from "./dom.js";
@@ -23,6 +24,7 @@ import { setupShare } from "./share.js";
 import { keepFocusClear } from "./keepclear.js";
 import { renderStatus } from "./status.js";
 import { createTimeline } from "./timeline.js";
+import { Toasts } from "./toasts.js";
 import { createColor } from "./controls/color.js";
 import { abortDrags, refreshDrags } from "./controls/drag.js";
 import { createGauge } from "./controls/gauge.js";
@@ -217,6 +219,22 @@ function peopleWithClaims() {
   return model.peerList().map((p) => ({ ...p, claims: byPerson.get(p.client) ?? [] }));
 }
 
+const toasts = new Toasts();
+
+/** Someone else's recall, restore or reset moved the controls: say who and what, with "Undo" while it applies. */
+function tellBatch(note) {
+  const labelOf = (id) => model.schema(id)?.label || id;
+  const text = batchText(note, labelOf, holderName(model, note.by) ?? "Someone", (rev) => timeline.momentText({ rev }));
+  const target = () => undoTarget(note, { rev: model.rev, timeline: timeline.available === true, canWrite: actions.canAct });
+  const toast = toasts.show(text, {
+    label: "Undo",
+    ariaLabel: "Undo: put back the moment before it",
+    run: () => { const rev = target(); if (rev != null) timeline.restoreMoment({ rev }); },
+  }, () => target() != null);
+  toasts.refresh();
+  return toast;
+}
+
 function handleMessage(msg) {
   const now = Date.now();
   timeline.message(msg);
@@ -242,6 +260,8 @@ function handleMessage(msg) {
       undo.update(msg);
       const heldBefore = claimHolders();
       model.applyUpdate(msg, now);
+      if (isOthersNote(msg.batch, model.client)) tellBatch(msg.batch);
+      else toasts.refresh(); // an "Undo" that no longer applies goes
       const answered = claims.acked(model.ack, model.client);
       for (const done of answered) {
         views.get(done.control)?.card.notice(claimDoneText(done, done.holder != null ? holderName(model, done.holder) : null), "ok");

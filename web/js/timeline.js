@@ -224,11 +224,20 @@ export class Timeline {
 
   /** Sends `restore` for the moment viewed; the answer comes as an ack or a reject (`message`). */
   restore() {
-    if (!this.viewing || !this.preview || this.restoreSeq != null || !this.connection.isOpen || this.model.readOnly) return null;
+    if (!this.viewing || !this.preview) return null;
+    return this.restoreMoment(this.preview);
+  }
+
+  /**
+   * Sends `restore` for `moment` ({rev, time?}): the moment viewed, or the one
+   * just before someone's recall (its toast's "Undo"). Returns the seq, or null.
+   */
+  restoreMoment(moment) {
+    if (this.restoreSeq != null || !this.connection.isOpen || this.model.readOnly) return null;
     const seq = this.model.nextSeq();
-    if (!this.connection.send({ type: "restore", seq, rev: this.preview.rev })) return null;
+    if (!this.connection.send({ type: "restore", seq, rev: moment.rev })) return null;
     this.restoreSeq = seq;
-    this.restoredFrom = this.preview;
+    this.restoredFrom = moment;
     // The button is disabled while the restore is under way and the banner goes once it commits:
     // the focus goes to the slider now rather than fall to the page.
     if (this.banner?.contains(globalThis.document?.activeElement)) this.slider.focus();
