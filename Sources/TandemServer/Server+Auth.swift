@@ -91,6 +91,7 @@ extension Server {
         guard parts.first == "rooms" else { return nil }
         let needed: Role = switch (exchange.method, parts.count) {
         case (.post, 1), (.delete, 2): .admin
+        case _ where Self.breaksAClaim(exchange.method, parts): .admin
         case (.put, _), (.post, _), (.delete, _): .editor
         default: .viewer
         }

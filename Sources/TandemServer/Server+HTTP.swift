@@ -206,6 +206,8 @@ extension Server {
             return seriesRoute(exchange, host, control: parts[3]) // Server+Series.swift
         case 3 where parts[2] == "reset", 5 where parts[2] == "controls" && parts[4] == "reset":
             return resetRoute(exchange, host, control: parts.count == 5 ? parts[3] : nil) // Server+Reset.swift
+        case 5 where parts[2] == "controls" && parts[4] == "claim":
+            return claimRoute(exchange, host, control: parts[3]) // Server+Claims.swift
         default:
             return .json(404, problem("not_found", "no such API endpoint"))
         }

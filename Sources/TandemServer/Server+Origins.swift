@@ -43,6 +43,7 @@ extension Server {
     func adminRefusal(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer? {
         // parts: ["rooms"] or ["rooms", id]
         let isAdmin = (parts.count == 1 && exchange.method == .post) || (parts.count == 2 && exchange.method == .delete)
+            || Self.breaksAClaim(exchange.method, parts)
         guard isAdmin, !config.access.authEnabled, !config.access.openAdmin,
               exchange.peer?.isLoopback != true || exchange.relayed else { return nil }
         metrics.refusals["admin_not_loopback", default: 0] += 1

@@ -81,3 +81,22 @@ def test_a_welcome_since_a_revision_lists_every_claimed_control(server, connect,
     ann.expect_ack(send(ann, "release", "gain"))
     cat = Client(open_ws(server.ws_url("demo", name="Cat", since=str(rev))))
     assert cat.welcome["controls"] == [], "an unclaimed control untouched since is left out"
+
+
+def test_an_admin_breaks_a_claim_over_http_and_everyone_sees_it_go(server, connect):
+    ann = connect(server, name="Ann")
+    ben = connect(server, name="Ben")
+    ann.expect_ack(send(ann, "claim", "gain"))
+    ben.expect(claim_is(ann.id))
+    assert server.request("GET", "/api/rooms/demo/controls/gain/claim").status == 405
+    assert server.request("DELETE", "/api/rooms/demo/controls/nope/claim").json()["code"] == "unknown_control"
+    mark = ben.mark()
+    # With auth off, the admin API answers this machine: the test's requests come from loopback.
+    broken = server.request("DELETE", "/api/rooms/demo/controls/gain/claim")
+    assert broken.status == 200, broken.body
+    assert broken.json()["control"] == "gain" and "state" in broken.json()
+    ben.expect(claim_is(None), since=mark, what="the claim gone from Ben's frame")
+    ben.set("gain", 0.4)
+    ann.expect(has_change("gain", by=ben.id, state=value_is(0.4)))
+    # Nobody claims it now: still 200, nothing changes.
+    assert server.request("DELETE", "/api/rooms/demo/controls/gain/claim").status == 200

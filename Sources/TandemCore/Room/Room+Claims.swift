@@ -26,10 +26,13 @@ extension Room {
         effects.append(.claim(controlIndex: c, holder: client))
     }
 
-    /// `release` of control `c` by `client`: its holder's, or an admin's of anyone's.
+    /// `release` of control `c` by `client`: its holder's, or an admin's of
+    /// anyone's. A sender with no connection is the HTTP API, which only
+    /// admins may ask to release (`DELETE …/controls/{control}/claim`: the
+    /// server checks the role before the room sees it).
     mutating func release(_ c: Int, by client: ClientID, into effects: inout [Effect]) throws {
         guard let holder = claimedBy[c] else { return } // nothing to release: acknowledged, not refused
-        if holder != client, members[client]?.role != .admin {
+        if holder != client, let role = members[client]?.role, role != .admin {
             throw Refusal(.claimed, "'\(schema.controls[c].id)' is claimed by \(holder): only they or an admin may release it", holder: holder)
         }
         endClaim(c, into: &effects)

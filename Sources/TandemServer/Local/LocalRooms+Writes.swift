@@ -49,6 +49,9 @@ extension LocalRooms {
             if let control { return putAnswer(host, control: control) }
             let changed = effects.compactMap { if case let .commit(c) = $0 { c.control } else { nil } }
             return resetAnswer(revision: host.room.revision, changed: changed)
+        case let .release(control):
+            if let refused = commitAsAPI(ClientMessage(seq: 1, .release(control: control)), in: host, exchange: exchange).refused { return refused }
+            return putAnswer(host, control: control)
         }
     }
 

@@ -31,6 +31,10 @@ extension ReplicatedRooms {
             var fields = [JSONMember("type", .string("reset")), JSONMember("seq", .number(1))]
             if let control { fields.append(JSONMember("control", .string(control))) }
             return clusterAPIWrite(.object(fields), in: host, kind: control.map { .put(control: $0) } ?? .reset, exchange: exchange)
+        case let .release(control):
+            let message = JSON.object([JSONMember("type", .string("release")), JSONMember("seq", .number(1)),
+                                       JSONMember("control", .string(control))])
+            return clusterAPIWrite(message, in: host, kind: .put(control: control), exchange: exchange)
         }
     }
 

@@ -105,4 +105,6 @@ enum RoomWrite {
     case restore(Int)
     /// `POST …/controls/{control}/reset` (a control) and `POST …/reset` (`nil`: the whole room).
     case reset(control: String?)
+    /// `DELETE …/controls/{control}/claim`: an admin ends whoever's claim (Server+Claims.swift).
+    case release(control: String)
 }
