@@ -35,7 +35,7 @@ TEST_PKGS += liblo-tools
 SUDO     := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 ARGS     ?=
 
-.PHONY: all deps test-deps venv build release run check test test-swift test-web test-python test-cluster-protocol test-client-python test-client-js test-e2e check-compose clean bench robustness test-robustness autobahn fuzz fuzz-build test-fuzz cluster bench-cluster bench-osc
+.PHONY: all deps test-deps venv build release run check test test-swift test-web test-python test-cluster-protocol test-client-python test-client-js test-e2e check-compose clean bench robustness test-robustness autobahn fuzz fuzz-build test-fuzz cluster bench-cluster bench-osc bench-series
 
 all: build
 
@@ -141,7 +141,7 @@ test-python: venv
 # storage, a server with --data :memory:, and --event-loop poll (a cluster needs uv).
 CLUSTER_PROTOCOL_TESTS := messages rejects presence welcome undo control_kinds fanout disconnect \
 	close_codes auth rate_limit slow_reader keepalive room_limits rooms_admin http logs origins ws_edges \
-	abuse_replay http_hardening lobby_api tls presets timeline room_scope reset claims focus
+	abuse_replay http_hardening lobby_api tls presets timeline room_scope reset claims focus batch_notes claim_break_auth
 test-cluster-protocol: venv
 	$(SWIFT) build --product tandem
 	TANDEM_TEST_CLUSTER=1 $(VENV)/bin/python -m pytest -q -k "not poll and not memory_server" \
@@ -201,6 +201,14 @@ bench-osc: deps
 	$(SWIFT) build -c release --product tandem
 	$(SWIFT) build -c release --product tandem-bench
 	$(PYTHON) bench/osc.py --out bench/results/osc $(ARGS)
+
+# Series: gauge publishes per second into series with S2h's fan-out running,
+# and a series' bytes per control per day; not part of `make test`. See
+# docs/benchmarks.md ("Series"). Options: make bench-series ARGS="--quick".
+bench-series: deps venv
+	$(SWIFT) build -c release --product tandem
+	$(SWIFT) build -c release --product tandem-bench
+	$(VENV)/bin/python bench/series.py --out bench/results/series $(ARGS)
 
 # libFuzzer targets (fuzz/), built by fuzz/build.sh into .build/fuzz/ with
 # swiftc -sanitize=fuzzer,address, outside SwiftPM. `make fuzz` runs each for
