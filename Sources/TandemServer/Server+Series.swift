@@ -8,8 +8,8 @@ import TandemWire
 /// `{"room","control","width","from","to","points":[[t,min,max,last],…]}`,
 /// `t` each bucket's start and `width` the buckets' width in ms
 /// (docs/series.md). 404 `unknown_control`, 404 `no_series` for a control
-/// that keeps none, 400 `bad_value` for a bad query, 501 where series are
-/// not kept (a cluster node).
+/// that keeps none, 400 `bad_value` for a bad query, 503 when the store (Redis,
+/// for a room another node owns) cannot be read.
 extension Server {
     func seriesRoute(_ exchange: HTTPExchange, _ host: RoomHost, control id: String) -> HTTPAnswer {
         guard exchange.method == .get else { return .methodNotAllowed("GET") }
@@ -23,17 +23,19 @@ extension Server {
                 else { "a \(control.kind.typeName) keeps one when its room file says \"series\": true" }
             return .json(404, problem("no_series", "'\(id)' keeps no series: \(why)"))
         }
-        guard let book = service.seriesBook else {
-            return .json(501, problem("not_implemented", "series are not kept in cluster mode yet"))
-        }
         let query: SeriesQuery
         switch SeriesQuery.make(exchange.query) {
         case let .success(q): query = q
         case let .failure(refusal): return .json(400, problem("bad_value", refusal.message))
         }
         let to = query.to ?? WallClock.milliseconds()
-        let points = book.points(room: schema.id, control: id, from: query.from, to: to, limit: query.points)
-            ?? SeriesPoints(width: book.tiers[0].width, buckets: [])
+        let points: SeriesPoints
+        do {
+            points = try service.seriesPoints(room: schema.id, control: id, from: query.from, to: to, limit: query.points)
+        } catch {
+            log.error("series: \(error)")
+            return .json(503, problem("storage", "the series could not be read; try again"))
+        }
         var out = JSONWriter(capacity: 128 + 64 * points.buckets.count)
         out.append(raw: "{\"room\":")
         out.append(string: schema.id)

@@ -123,6 +123,10 @@ extension ReplicatedRooms {
     /// `DELETE /api/rooms/{room}` in a cluster: 204, its members on every node closed with 4404.
     func deleteRoom(_ id: String) -> HTTPAnswer {
         do {
+            if let schema = rooms[id]?.room.schema {
+                try seriesStore.delete(room: id, controls: schema.controls.map(\.id))
+                series.forget(id)
+            }
             try cluster.store.delete(id)
             _ = try cluster.store.redis.command(["PUBLISH", ClusterKeys.lifecycle, "deleted \(id)"].map { Array($0.utf8) })
         } catch {

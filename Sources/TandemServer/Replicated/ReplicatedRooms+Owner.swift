@@ -75,6 +75,7 @@ extension ReplicatedRooms {
                                       committedBy: loaded.by, limits: limits)
         replica.dropAuthority()
         replica.authority = authority
+        loadSeries(loaded.stored.schema) // ReplicatedRooms+Series.swift
         replica.holder = holder
         replica.epoch = Self.epoch(of: holder)
         replica.lastRenewal = now
@@ -341,7 +342,10 @@ extension ReplicatedRooms {
                 if written {
                     let published = {
                         self.settleTurn(owed, written: true, reason: "", replica) // ReplicatedRooms+Answers.swift
-                        if !commits.isEmpty { self.oscCommitted(commits, room: id) }
+                        if !commits.isEmpty {
+                            self.oscCommitted(commits, room: id)
+                            self.recordSeries(commits, room: id) // what Redis took, and only that
+                        }
                     }
                     guard replicated else { return published() }
                     self.waitForReplicas() { confirmed in

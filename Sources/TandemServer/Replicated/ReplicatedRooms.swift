@@ -18,6 +18,9 @@ final class ReplicatedRooms: RoomServiceBase, RoomService {
     let cluster: Cluster
     /// Relays, publications and leases (Metrics+Cluster.swift).
     var clusterMetrics = ClusterMetrics()
+    /// The series of the rooms this node owns, kept in Redis (ReplicatedRooms+Series.swift).
+    let series: SeriesBook
+    let seriesStore: RedisSeriesStore
 
     /// Connects the blocking store, seeds the cluster with `ordered` (the
     /// built-in rooms and the room files) and serves every room Redis has.
@@ -29,6 +32,8 @@ final class ReplicatedRooms: RoomServiceBase, RoomService {
             rooms[loaded.stored.schema.id] = Self.makeView(loaded, config: config)
         }
         cluster = Cluster(settings: settings, url: opened.url, store: opened.store, loop: loop)
+        seriesStore = RedisSeriesStore(store: opened.store, commands: cluster.commands)
+        series = SeriesBook(store: seriesStore)
         super.init(config: config, lines: lines, metrics: metrics, rooms: rooms)
     }
 
@@ -59,6 +64,7 @@ final class ReplicatedRooms: RoomServiceBase, RoomService {
 
     func tick(at now: Moment) {
         clusterTick(at: now)
+        flushSeries() // ReplicatedRooms+Series.swift
         preloadPresets(at: now)
         flushPresetLists(at: now)
     }
@@ -66,6 +72,7 @@ final class ReplicatedRooms: RoomServiceBase, RoomService {
     var commitsPending: Bool { false }
 
     func stop() {
+        flushSeries()
         stopCluster()
     }
 
@@ -90,6 +97,12 @@ final class ReplicatedRooms: RoomServiceBase, RoomService {
 
     override var timelineSource: TimelineSource? { cluster.store }
 
+    override var seriesBook: SeriesBook? { series }
+
+    override func seriesPoints(room: String, control: String, from: Int64?, to: Int64, limit: Int) throws -> SeriesPoints {
+        try clusterSeriesPoints(room: room, control: control, from: from, to: to, limit: limit)
+    }
+
     // MARK: routes of its own
 
     func ownRoute(_ exchange: HTTPExchange, _ parts: [String]) -> HTTPAnswer? {
@@ -104,7 +117,7 @@ final class ReplicatedRooms: RoomServiceBase, RoomService {
 
     func exposition() -> String {
         clusterMetrics.exposition(redisUp: cluster.up, owned: cluster.replicas.values.filter(\.owned).count,
-                                   following: cluster.replicas.values.filter(\.subscribed).count)
+                                   following: cluster.replicas.values.filter(\.subscribed).count) + series.exposition()
     }
 
     var memberCount: Int { rooms.values.reduce(0) { $0 + $1.room.localMemberCount } }

@@ -79,8 +79,11 @@ protocol RoomService: AnyObject {
     func changePreset(_ request: PresetRequest, in host: RoomHost, client: String, by: String,
                       done: @escaping (Result<PresetOutcome, PresetRefusal>) -> Void)
     var timelineSource: TimelineSource? { get }
-    /// The rooms' time series (`GET …/series/{control}`); `nil` where they are not kept.
+    /// The rooms' time series this node keeps in memory; `nil` where none are kept.
     var seriesBook: SeriesBook? { get }
+    /// At most `limit` points of a control's series in `[from, to]`, for
+    /// `GET …/series/{control}`; throws when its store cannot be read.
+    func seriesPoints(room: String, control: String, from: Int64?, to: Int64, limit: Int) throws -> SeriesPoints
     /// The room at `revision` from `source`, after writing the commits still waiting.
     func read(_ host: RoomHost, _ revision: Int, _ source: TimelineSource) -> Result<TimelineMoment, TimelineRefusal>
     func writeCommits()

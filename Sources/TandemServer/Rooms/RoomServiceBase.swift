@@ -48,6 +48,13 @@ class RoomServiceBase {
     /// The rooms' series, where they are kept (docs/series.md).
     var seriesBook: SeriesBook? { nil }
 
+    /// From the book (none kept: no points); a cluster reads Redis for a room it does not own.
+    func seriesPoints(room: String, control: String, from: Int64?, to: Int64, limit: Int) throws -> SeriesPoints {
+        let tiers = seriesBook?.tiers ?? SeriesTier.standard
+        return seriesBook?.points(room: room, control: control, from: from, to: to, limit: limit)
+            ?? SeriesPoints(width: tiers[0].width, buckets: [])
+    }
+
     /// Writes what this turn committed, where it is not written with the turn itself.
     func writeCommits() {}
 

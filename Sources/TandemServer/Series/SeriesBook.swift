@@ -32,7 +32,7 @@ final class SeriesBook {
     /// controls that keep one, from what the store holds of them, else from
     /// what memory held (a room replaced without a file), else empty.
     func load(_ schema: RoomSchema) throws {
-        let stored = try store?.series(room: schema.id, tiers: tiers) ?? [:]
+        let stored = try store?.series(room: schema.id, controls: schema.controls.filter(\.keepsSeries).map(\.id), tiers: tiers) ?? [:]
         let held = rooms[schema.id] ?? [:]
         var series: [String: Series] = [:]
         for control in schema.controls where control.keepsSeries {
@@ -45,7 +45,14 @@ final class SeriesBook {
         rooms[schema.id] = series
     }
 
-    /// Forgets room `id` (deleted: the store forgot its rows with it).
+    /// Whether the book holds room `id`'s series (`load` ran for it).
+    func holds(_ id: String) -> Bool { rooms[id] != nil }
+
+    /// The rooms whose series the book holds.
+    var roomIDs: [String] { Array(rooms.keys) }
+
+    /// Forgets room `id` (deleted: the store forgot its rows with it; or, in
+    /// a cluster, no longer owned: `flush` first, so nothing is lost).
     func forget(_ id: String) {
         rooms[id] = nil
         dirty = dirty.filter { $0.key.room != id }
