@@ -124,8 +124,8 @@ export async function loadMarkers(client, { from, to, since = 0, untilRev = Infi
 }
 
 /**
- * What the chart says when the series cannot be had: 501 (a cluster node,
- * for now), 404 `no_series`, 404 `unknown_control`, another 404 (a server
+ * What the chart says when the series cannot be had: 501 (a server of the first
+ * series release, whose cluster nodes kept none), 404 `no_series`, 404 `unknown_control`, another 404 (a server
  * from before the series endpoint), anything else.
  */
 export function unavailableText(answer, label) {
