@@ -544,8 +544,9 @@ class _Read:
 class _Frozen:
     """A fault's frozen window for one room: from `start`, a connection's frames may show any state
     since `start` until `until` (the fault's end plus the catch-up floor), and after that for as long
-    as the connection has not been shown `caught_up_rev` (the highest revision known committed when
-    the fault ended), but not past `limit`."""
+    as the connection has not been shown the room caught up — at or past `caught_up_rev` (the highest
+    revision known committed when the fault ended) and at most `fresh` seconds behind the room —, but
+    not past `limit`."""
     start: float
     end: float
     until: float
@@ -554,13 +555,16 @@ class _Frozen:
 
 
 def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, slack: float,
-                  opened: dict[tuple, float], frozen: list[_Frozen]) -> tuple[list[_Read], dict]:
+                  opened: dict[tuple, float], frozen: list[_Frozen], lower: _Lower | None = None,
+                  fresh: float = 0.5) -> tuple[list[_Read], dict]:
     """Frames against the log; the reads they make. `opened`: (process, conn) -> when the connection was
     opened. `frozen`: the faults' windows, in which a read may show any state since the fault began."""
     reads: list[_Read] = []
     relaxed = 0
-    # Per connection and fault: when the connection was first shown the room as it was at the fault's
-    # end (a frame at or past `caught_up_rev`, received after the end): it has replayed the backlog.
+    # Per connection and fault: when the connection was first shown the room caught up (a frame
+    # received after the end, at or past `caught_up_rev` and at or past the highest revision known
+    # committed `fresh` s before the frame): it has replayed the backlog, including what was
+    # committed while it replayed (a view replaying slower than the room writes lags on).
     caught: dict[tuple, list[float | None]] = {}
     catchup_worst = 0.0
     conn_rev: dict[tuple, int] = {}
@@ -604,7 +608,8 @@ def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, sla
         for k, f in enumerate(frozen):
             if f.start <= t and (t <= f.until or (marks[k] is None and t <= f.limit)):
                 since_fault = f.start if since_fault is None else min(since_fault, f.start)
-            if marks[k] is None and t >= f.end and rev is not None and rev >= f.caught_up_rev:
+            if marks[k] is None and t >= f.end and rev is not None and rev >= f.caught_up_rev \
+                    and (lower is None or rev >= lower.before(t - fresh)):
                 marks[k] = t
                 catchup_worst = max(catchup_worst, t - f.end)
         if since_fault is not None and invoke > since_fault:
@@ -833,7 +838,8 @@ def _availability(history: dict, ops: list[OpRec]) -> list[FaultStat]:
 # ---------------------------------------------------------------- check
 
 def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 0.0, reads: bool = True,
-          frozen_views: bool = True, catchup: float = 2.0, catchup_limit: float = 15.0, step_budget: int = 200_000,
+          frozen_views: bool = True, catchup: float = 2.0, catchup_limit: float = 15.0, fresh: float = 0.5,
+          step_budget: int = 200_000,
           cap_per_kind: int = 100) -> Result:
     """Every property of the module doc over `history`.
 
@@ -848,7 +854,8 @@ def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 
     owner's publications in order; scale-out.md promises no fresher reads),
     and so may a later frame on a connection not yet shown the room as it
     was at the fault's end (it is still replaying), up to `catchup_limit`
-    seconds after the end; False holds those frames to the strict window too. `step_budget`: the
+    seconds after the end; False holds those frames to the strict window too. `fresh`: how far behind
+    the room (seconds) a connection's frame may be and still count as caught up. `step_budget`: the
     search's steps per control before it answers unknown. `cap_per_kind`:
     violations kept per kind and room (the rest are counted).
     """
@@ -886,7 +893,7 @@ def check(history: dict, *, convergence_bound: float = 5.0, read_slack: float = 
         match_stats = _match(r, rops, lower, out)
         frozen = [_Frozen(start, end, end + catchup, end + max(catchup, catchup_limit), lower.before(end))
                   for start, end in windows]
-        rds, frame_stats = _check_frames(r, frames_by_room.get(rid, []), out, read_slack, opened, frozen)
+        rds, frame_stats = _check_frames(r, frames_by_room.get(rid, []), out, read_slack, opened, frozen, lower, fresh)
         stale: list = [0.0, None, None]
         parts = _linearize(r, rops, rds if reads else [], step_budget, out, stale)
         _real_time_order(r, rops, out)
@@ -942,6 +949,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--catchup", type=float, default=2.0, help="seconds after a fault a view may lag (2)")
     ap.add_argument("--catchup-limit", type=float, default=15.0,
                     help="seconds after a fault a connection not yet shown the room as it was then may lag (15)")
+    ap.add_argument("--fresh", type=float, default=0.5,
+                    help="seconds behind the room a frame may be and still show its connection caught up (0.5)")
     ap.add_argument("--budget", type=int, default=200_000, help="search steps per control (200000)")
     ap.add_argument("--json", metavar="FILE", help="also write the result as JSON")
     ap.add_argument("--strict", action="store_true", help="an unknown search result fails too")
@@ -951,7 +960,7 @@ def main(argv: list[str] | None = None) -> int:
         history = json.load(fh)
     result = check(history, convergence_bound=args.bound, read_slack=args.read_slack, reads=not args.no_reads,
                    frozen_views=not args.strict_views, catchup=args.catchup,
-                   catchup_limit=args.catchup_limit, step_budget=args.budget)
+                   catchup_limit=args.catchup_limit, fresh=args.fresh, step_budget=args.budget)
     print(report.tables(result, history))
     if result.violations:
         hidden = result.stats["suppressed"]

@@ -304,6 +304,37 @@ def test_a_view_shown_the_end_state_is_held_to_the_strict_window_after_the_floor
     assert shown_after_the_end(1).check().valid
 
 
+def test_a_view_shown_the_end_state_while_still_behind_the_room_is_still_replaying():
+    # r1's node was paused 2.5-4.2 (rev 2, acknowledged at 4.0, is the end state). The room goes on
+    # writing (revs 3, 4, 5 acknowledged at 5.0, 6.0, 7.0) while r1's view replays slower than that: it
+    # shows rev 2 at 6.5 and rev 3 at 7.5, each more than `fresh` behind the room, then rev 5 at 8.0.
+    # Shown the end state is not caught up while it lags: rev 3 at 7.5 is excused; from 8.0 on the
+    # strict window holds.
+    def lagging(fresh_reads_after: list[tuple[float, int]]) -> H:
+        h = stale()
+        h.fault("pause", 2.5, 4.2, target="n2")
+        for rev, t in ((3, 5.0), (4, 6.0), (5, 7.0)):
+            h.op(f"w1:{rev}", t - 0.5, "ok", t, value=v(0.1 * rev), rev=rev).commit(rev, v(0.1 * rev))
+        h.frame("r1", 1, 4.5, 1, [("gain", v(0.1), 1)])
+        h.frame("r1", 1, 6.5, 2, [("gain", v(0.2), 2)])
+        h.frame("r1", 1, 7.5, 3, [("gain", v(0.3), 3)])
+        h.frame("r1", 1, 8.0, 5, [("gain", v(0.5), 5)])
+        for t, rev in fresh_reads_after:
+            h.frame("r1", 1, t, rev, [("gain", v(0.1 * rev), rev)])
+        return h
+
+    r = lagging([(9.0, 5)]).check()
+    assert r.valid, [str(x) for x in r.violations]
+    # counting the end state alone as caught up (any lag allowed) holds rev 3 at 7.5 to [6.5, 7.5]: stale
+    assert kinds(lagging([]).check(fresh=1e9)) == {"not_linearizable"}
+    # once caught up at 8.0, a read that goes stale again is not excused
+    h = lagging([])
+    h.op("w1:6", 8.5, "ok", 9.0, value=v(0.6), rev=6).commit(6, v(0.6))
+    h.frame("r1", 1, 9.5, 5, [("size", {"index": 2, "value": 60}, 0)])
+    h.frame("r1", 1, 10.0, 5, [("gain", v(0.5), 5)])
+    assert kinds(h.check()) == {"not_linearizable"}
+
+
 def test_concurrent_write_and_read_linearize_either_way():
     for seen in (1, 2):
         h = stale()
