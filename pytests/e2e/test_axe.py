@@ -217,3 +217,25 @@ def test_the_expanded_chart(browser, server, scheme):
     page.wait(lambda: page.find(".chart-panel").is_displayed(), what="the chart")
     page.wait(lambda: page.exists(".chart-change"), what="the other control's changes listed")
     check(page, scheme, "chart", scroll_top=False)
+
+
+@pytest.mark.tandem_data("file")
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_a_page_with_toasts(browser, server, ws_client, scheme):
+    page = browser("Bob")
+    ann = ws_client("Ann")
+    for message in ({"type": "set", "control": "gain", "value": 0.8},
+                    {"type": "preset", "action": "save", "name": "Warm"},
+                    {"type": "reset"}):
+        ann.send(message)
+    # One toast, then the next: two notes in one frame would be one (the later).
+    page.wait(lambda: len(page.all(".toast")) == 1, what="the reset's toast")
+    ann.send({"type": "preset", "action": "recall", "name": "Warm"})
+
+    def toasts_held():
+        page.wait(lambda: len(page.all(".toast")) == 2, what="the reset's and the recall's toasts")
+        # A toast under the pointer stays: hold both while axe looks at them.
+        page.driver.execute_script("for (const t of document.querySelectorAll('.toast')) t.dispatchEvent(new PointerEvent('pointerenter'));")
+
+    check(page, scheme, "toasts", ready=toasts_held, scroll_top=False)
+    assert len(page.all(".toast")) == 2, "the toasts were there throughout"
