@@ -515,6 +515,30 @@ def generator_summary(report: dict) -> dict:
             "generatorPct": ((report.get("generatorCPU") or {}).get("coreShare") or 0) * 100}
 
 
+def start_s2h(a: argparse.Namespace, port: int, server_pid: int, out: Path, name: str) -> tuple[subprocess.Popen, Any]:
+    """tandem-bench with S2h's load against the demo room, pinned to the generator's core, its report
+    in out/NAME.json and its output in out/NAME.txt; returns once its clients are all in (its measured
+    window starts after the warm-up that follows). Also bench/series.py's."""
+    cmd = [a.bench_binary, "--url", f"ws://127.0.0.1:{port}/rooms/{ROOM}", *S2H,
+           "--duration", fmt(a.duration), "--warmup", fmt(a.warmup), "--pid", str(server_pid),
+           "--json", str(out / f"{name}.json")]
+    (out / f"{name}.json").unlink(missing_ok=True)
+    gen_out = (out / f"{name}.txt").open("wb")
+    gen = subprocess.Popen(pinned(GENERATOR_CORE, cmd), stdin=subprocess.DEVNULL, stdout=gen_out,
+                           stderr=subprocess.STDOUT, preexec_fn=_preexec)
+    deadline = time.monotonic() + 60
+    while (metric(port, "tandem_connections") or 0) < int(S2H[1]):
+        if gen.poll() is not None:
+            gen_out.close()
+            raise RuntimeError(f"tandem-bench exited ({gen.returncode}) before its clients were in")
+        if time.monotonic() > deadline:
+            os.killpg(gen.pid, signal.SIGKILL)
+            gen_out.close()
+            raise RuntimeError("tandem-bench's clients were not all in within 60 s")
+        time.sleep(0.1)
+    return gen, gen_out
+
+
 def one_run(storage: str, load: str, run: int, a: argparse.Namespace, out: Path, tmp: Path) -> dict:
     name = f"{storage}-{load}-{run}"
     folder = tmp / name
@@ -528,21 +552,7 @@ def one_run(storage: str, load: str, run: int, a: argparse.Namespace, out: Path,
         server = Server(server_argv(a.tandem_binary, port, storage, folder, receiver.port, a.previews), port,
                         out / f"{name}.server.log")
         if load == "S2h":
-            cmd = [a.bench_binary, "--url", f"ws://127.0.0.1:{port}/rooms/{ROOM}", *S2H,
-                   "--duration", fmt(a.duration), "--warmup", fmt(a.warmup), "--pid", str(server.pid),
-                   "--json", str(out / f"{name}.json")]
-            (out / f"{name}.json").unlink(missing_ok=True)
-            gen_out = (out / f"{name}.txt").open("wb")
-            gen = subprocess.Popen(pinned(GENERATOR_CORE, cmd), stdin=subprocess.DEVNULL, stdout=gen_out,
-                                   stderr=subprocess.STDOUT, preexec_fn=_preexec)
-            # The generator's window starts once its clients are in and the warm-up has passed.
-            deadline = time.monotonic() + 60
-            while (metric(port, "tandem_connections") or 0) < int(S2H[1]):
-                if gen.poll() is not None:
-                    raise RuntimeError(f"tandem-bench exited ({gen.returncode}) before its clients were in")
-                if time.monotonic() > deadline:
-                    raise RuntimeError("tandem-bench's clients were not all in within 60 s")
-                time.sleep(0.1)
+            gen, gen_out = start_s2h(a, port, server.pid, out, name)
             time.sleep(a.warmup + 0.2)
             seconds = max(1.0, a.duration - 1.0)  # inside the generator's measured window
         else:

@@ -54,14 +54,13 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from benchlib import ROOT, fmt, free_port, machine, median, percentile, pinned  # noqa: E402
-from osc import S2H, Server, _preexec, generator_summary, metric  # noqa: E402
+from benchlib import ROOT, fmt, free_port, machine, percentile  # noqa: E402
+from osc import Server, generator_summary, metric, start_s2h  # noqa: E402
 
 DEFAULT_TANDEM = ROOT / ".build" / "release" / "tandem"
 DEFAULT_BENCH = ROOT / ".build" / "release" / "tandem-bench"
 ROOM = "series-bench"
 SERVER_CORE = "0"
-GENERATOR_CORE = "1"
 # Buckets one control's series holds (SeriesTier.standard): after a day, and at most.
 DAY_BUCKETS = 600 + 900 + 1_080 + 1_440 + 144
 MAX_BUCKETS = 600 + 900 + 1_080 + 1_440 + 4_320
@@ -160,20 +159,7 @@ def one_run(rate: float, run: int, a: argparse.Namespace, out: Path, tmp: Path) 
     try:
         status, _ = http(port, "POST", "/api/rooms", room_body(a.gauges))
         assert status == 201, f"creating the series room: {status}"
-        cmd = [a.bench_binary, "--url", f"ws://127.0.0.1:{port}/rooms/demo", *S2H,
-               "--duration", fmt(a.duration), "--warmup", fmt(a.warmup), "--pid", str(server.pid),
-               "--json", str(out / f"{name}.json")]
-        (out / f"{name}.json").unlink(missing_ok=True)
-        gen_out = (out / f"{name}.txt").open("wb")
-        gen = subprocess.Popen(pinned(GENERATOR_CORE, cmd), stdin=subprocess.DEVNULL, stdout=gen_out,
-                               stderr=subprocess.STDOUT, preexec_fn=_preexec)
-        deadline = time.monotonic() + 60
-        while (metric(port, "tandem_connections") or 0) < int(S2H[1]):
-            if gen.poll() is not None:
-                raise RuntimeError(f"tandem-bench exited ({gen.returncode}) before its clients were in")
-            if time.monotonic() > deadline:
-                raise RuntimeError("tandem-bench's clients were not all in within 60 s")
-            time.sleep(0.1)
+        gen, gen_out = start_s2h(a, port, server.pid, out, name)  # osc.py's: S2h on core 1, once its clients are in
         seconds = max(1.0, a.duration - 1.0)  # inside the generator's measured window
         hz = rate / a.gauges
         # Rate 0: S2h alone, the baseline the others are read against.
