@@ -539,6 +539,19 @@ def start_s2h(a: argparse.Namespace, port: int, server_pid: int, out: Path, name
     return gen, gen_out
 
 
+def finish_s2h(gen: subprocess.Popen, a: argparse.Namespace, out: Path, name: str) -> dict | None:
+    """Waits for `start_s2h`'s generator to end (killed if it overstays) and summarizes its report; None without one."""
+    try:
+        gen.wait(a.duration + a.warmup + 120)
+    except subprocess.TimeoutExpired:
+        os.killpg(gen.pid, signal.SIGKILL)
+        gen.wait(5)
+    try:
+        return generator_summary(json.loads((out / f"{name}.json").read_text()))
+    except (OSError, ValueError):
+        return None
+
+
 def one_run(storage: str, load: str, run: int, a: argparse.Namespace, out: Path, tmp: Path) -> dict:
     name = f"{storage}-{load}-{run}"
     folder = tmp / name
@@ -568,15 +581,8 @@ def one_run(storage: str, load: str, run: int, a: argparse.Namespace, out: Path,
         result["otherCPU"] = max(0.0, (busy1 - busy0) - (ours1 - ours0)) / elapsed if elapsed else None
         result["datagramsPerSecond"] = p.datagrams / elapsed if elapsed else None
         if gen:
-            try:
-                gen.wait(a.duration + a.warmup + 120)
-            except subprocess.TimeoutExpired:
-                os.killpg(gen.pid, signal.SIGKILL)
-                gen.wait(5)
-            try:
-                result["generator"] = generator_summary(json.loads((out / f"{name}.json").read_text()))
-            except (OSError, ValueError):
-                result["generator"] = None
+            result["generator"] = finish_s2h(gen, a, out, name)
+            if result["generator"] is None:
                 result["generatorError"] = f"no report (see {name}.txt)"
         result["osc_metrics"] = {k: metric(port, k) for k in ("tandem_osc_sent_total", "tandem_osc_send_errors_total")}
         result.update(storage=storage, load=load, run=run)

@@ -45,7 +45,6 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
 import sys
 import tempfile
 import threading
@@ -55,7 +54,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import ROOT, fmt, free_port, machine, percentile  # noqa: E402
-from osc import Server, generator_summary, metric, start_s2h  # noqa: E402
+from osc import Server, finish_s2h, metric, start_s2h  # noqa: E402
 
 DEFAULT_TANDEM = ROOT / ".build" / "release" / "tandem"
 DEFAULT_BENCH = ROOT / ".build" / "release" / "tandem-bench"
@@ -188,15 +187,7 @@ def one_run(rate: float, run: int, a: argparse.Namespace, out: Path, tmp: Path) 
             "seriesPoints": len(points.get("points", [])) if status == 200 and isinstance(points, dict) else None,
             "seriesStatus": status,
         }
-        try:
-            gen.wait(a.duration + a.warmup + 120)
-        except subprocess.TimeoutExpired:
-            os.killpg(gen.pid, signal.SIGKILL)
-            gen.wait(5)
-        try:
-            result["generator"] = generator_summary(json.loads((out / f"{name}.json").read_text()))
-        except (OSError, ValueError):
-            result["generator"] = None
+        result["generator"] = finish_s2h(gen, a, out, name)
         server.stop()
         result["disk"] = series_disk(db, a.gauges)
         return result
