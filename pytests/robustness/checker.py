@@ -556,7 +556,7 @@ class _Frozen:
 
 def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, slack: float,
                   opened: dict[tuple, float], frozen: list[_Frozen], lower: _Lower | None = None,
-                  fresh: float = 0.5) -> tuple[list[_Read], dict]:
+                  fresh: float = 0.5, together: float = 0.002) -> tuple[list[_Read], dict]:
     """Frames against the log; the reads they make. `opened`: (process, conn) -> when the connection was
     opened. `frozen`: the faults' windows, in which a read may show any state since the fault began."""
     reads: list[_Read] = []
@@ -570,6 +570,7 @@ def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, sla
     conn_rev: dict[tuple, int] = {}
     conn_control: dict[tuple, int] = {}
     conn_last_t: dict[tuple, float] = {}
+    conn_last_invoke: dict[tuple, float] = {}
     proc_max: dict[str, int] = defaultdict(int)
     proc_last_t: dict[str, float] = {}
     proc_conn: dict[str, Any] = {}
@@ -600,6 +601,11 @@ def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, sla
             invoke = fr.get("opened", opened.get(key))
             if invoke is None:
                 invoke = proc_last_t.get(proc, 0.0)
+        elif t - conn_last_t[key] <= together:
+            # Read in one go with the previous frame (both were waiting in the socket): it may have
+            # been sent before the previous one was read, so its window opens where the previous
+            # frame's did (sound: a connection's frames are sent in order).
+            invoke = conn_last_invoke[key] + slack
         else:
             invoke = conn_last_t[key]
         invoke = min(float(invoke), t) - slack
@@ -616,6 +622,7 @@ def _check_frames(r: _Room, frames: list[tuple[int, dict]], out: _Collector, sla
             invoke = since_fault  # a view cut off or paused since the fault began shows what it had then
             relaxed += 1
         conn_last_t[key] = t
+        conn_last_invoke[key] = invoke
         proc_last_t[proc] = t
         proc_conn[proc] = conn
         for ch in fr.get("changes") or []:

@@ -335,6 +335,22 @@ def test_a_view_shown_the_end_state_while_still_behind_the_room_is_still_replayi
     assert kinds(h.check()) == {"not_linearizable"}
 
 
+def test_frames_read_in_one_go_share_the_first_ones_window():
+    # r1 reads two frames at once at 4.6 (both were waiting in its socket): the second, rev 1 of gain,
+    # may have been sent long before 4.6, so its window opens where the first frame's did (0.1,
+    # r1's welcome), and it linearizes. Read 20 ms apart, the second frame's window opens at 4.6,
+    # after rev 2 was acknowledged and seen: stale.
+    def two_frames(gap: float) -> H:
+        h = stale()
+        h.frame("r1", 1, 4.6, 1, [("size", {"index": 2, "value": 60}, 0)])
+        h.frame("r1", 1, 4.6 + gap, 1, [("gain", v(0.1), 1)])
+        return h
+
+    r = two_frames(0.0).check()
+    assert r.valid, [str(x) for x in r.violations]
+    assert kinds(two_frames(0.02).check()) == {"not_linearizable"}
+
+
 def test_concurrent_write_and_read_linearize_either_way():
     for seen in (1, 2):
         h = stale()
