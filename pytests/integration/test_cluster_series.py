@@ -39,6 +39,7 @@ def test_every_node_answers_the_owners_series_and_a_new_owner_goes_on(cluster, j
     wait_until(lambda: (got := points(other, points=1000)) and got[-1][3] == 40, what="the series in Redis, read by the other node")
     assert points(other, points=1000) == mine
     assert len(points(other, points=3)) <= 3
+    assert "tandem_series_redis_write_failures_total 0" in cluster.node(owner).request("GET", "/metrics").body.decode()
     fields = redis.command("HLEN", "tandem:{demo}:series:bpm")
     assert 0 < int(fields) <= 8340
 

@@ -27,6 +27,16 @@ final class RedisSeriesStore: SeriesStore {
         self.commands = commands
     }
 
+    /// `tandem_series_redis_write_failures_total`: the HSETs Redis refused (the metric SeriesBook's
+    /// write failures cannot show: these writes do not wait for their answer).
+    func exposition() -> String {
+        var out = PrometheusText()
+        out.metric("tandem_series_redis_write_failures_total", "counter",
+                   "Writes of series buckets to Redis that Redis refused (the next change of a bucket writes it again).",
+                   [("", failedWrites)])
+        return out.text
+    }
+
     func saveSeries(_ rows: [Storage.SeriesRow]) throws {
         var byKey: [String: [[UInt8]]] = [:]
         for row in rows {

@@ -117,7 +117,7 @@ final class ReplicatedRooms: RoomServiceBase, RoomService {
 
     func exposition() -> String {
         clusterMetrics.exposition(redisUp: cluster.up, owned: cluster.replicas.values.filter(\.owned).count,
-                                   following: cluster.replicas.values.filter(\.subscribed).count) + series.exposition()
+                                   following: cluster.replicas.values.filter(\.subscribed).count) + series.exposition() + seriesStore.exposition()
     }
 
     var memberCount: Int { rooms.values.reduce(0) { $0 + $1.room.localMemberCount } }
