@@ -240,6 +240,8 @@ def replay_command(args: argparse.Namespace) -> str:
         parts += ["--replicas", str(args.replicas)]
     if args.sentinel:
         parts.append("--sentinel")
+    if args.wait_replicas is not None:
+        parts += ["--wait-replicas", str(args.wait_replicas)]
     if args.kinds:
         parts += ["--kinds", args.kinds]
     if args.node_flags is not None:

@@ -216,7 +216,7 @@ extension ReplicatedRooms {
         var outcome = RoomOutcome()
         for ack in delta.acks {
             guard let connection = host.members[ack.client] else { continue }
-            answered(connection, upTo: ack.seq, host: host)
+            answered(connection, upTo: ack.seq, epoch: epoch, host: host)
             outcome.acked.append(ack.client)
         }
         // Only this node's members' rejects: the delta carries every node's (this node's OSC
