@@ -87,3 +87,69 @@ final class ReplicatedRoomsTests {
         #expect(committed(host, "gain") == #"{"value":0.75}"#)
     }
 }
+
+extension ReplicatedRoomsTests {
+    /// Holds back every preset delta this node hears, as a slow subscription
+    /// would, so that Redis' reply to a change comes first; `release` delivers them.
+    final class HeldDeltas {
+        var held: [(channel: [UInt8], payload: [UInt8])] = []
+        var deliver: (([UInt8], [UInt8]) -> Void)?
+        func release() {
+            let now = held
+            held = []
+            for (channel, payload) in now { deliver?(channel, payload) }
+        }
+    }
+
+    func holdPresetDeltas() -> HeldDeltas {
+        let hold = HeldDeltas()
+        hold.deliver = service.cluster.subscriber.onMessage
+        service.cluster.subscriber.onMessage = { [hold] channel, payload in
+            if payload.starts(with: ClusterPresets.prefix.utf8) { hold.held.append((channel, payload)) } else { hold.deliver?(channel, payload) }
+        }
+        return hold
+    }
+
+    /// Changes a preset through the seam; checks it is not answered once Redis
+    /// replied while its delta is held back, then releases it and waits for the answer.
+    func change(_ request: PresetRequest, _ host: RoomHost, _ hold: HeldDeltas) -> Result<PresetOutcome, PresetRefusal>? {
+        var outcome: Result<PresetOutcome, PresetRefusal>?
+        service.changePreset(request, in: host, client: "api", by: "api") { outcome = $0 }
+        // A PING on the same connection is answered after the change's script: once it is, Redis has replied.
+        var pinged = false
+        service.cluster.commands.send(["PING"]) { _ in pinged = true }
+        // Both: Redis replied (the PING after the script was answered) and the delta is here, held back.
+        #expect(turns(until: { pinged && hold.held.count == 1 }), "Redis never answered, or the script published no delta")
+        #expect(outcome == nil, "answered before this node heard the change: a read here could miss it")
+        hold.release()
+        _ = turns(until: { outcome != nil })
+        return outcome
+    }
+
+    @Test("a preset save, rename and delete are answered once this node's book has them, after Redis' reply and the delta (read your writes)")
+    func presetsReadYourWrites() throws {
+        let host = try #require(service.rooms["demo"])
+        var read = false
+        service.withPresetBook("demo") { _ in read = true } // read first, so that the script is the first command below
+        #expect(turns(until: { read }))
+        let hold = holdPresetDeltas()
+        guard case .success(.saved(_, created: true))? = change(.save(name: "Warm"), host, hold) else {
+            Issue.record("save not answered as created")
+            return
+        }
+        #expect(service.presetBook("demo")?.preset(named: "Warm") != nil)
+        guard case let .success(.renamed(renamed))? = change(.rename(name: "Warm", to: "Cold"), host, hold) else {
+            Issue.record("rename not answered")
+            return
+        }
+        #expect(renamed.name == "Cold" && !renamed.entries.isEmpty)
+        #expect(service.presetBook("demo")?.preset(named: "Cold") != nil)
+        #expect(service.presetBook("demo")?.preset(named: "Warm") == nil)
+        guard case .success(.deleted)? = change(.delete(name: "Cold"), host, hold) else {
+            Issue.record("delete not answered")
+            return
+        }
+        #expect(service.presetBook("demo")?.preset(named: "Cold") == nil)
+        #expect(service.presetEchoes.count == 0)
+    }
+}

@@ -84,6 +84,8 @@ extension ReplicatedRooms {
             throttled("presets-bad-delta", .warn, "presets: an unreadable change on the lifecycle channel")
             return
         }
+        // A change this node made is answered once its book holds it (PresetEchoes.swift).
+        defer { presetEchoes.heard(payload)?() }
         if presetBooks[id] != nil {
             presetBooks[id]?.apply(note)
         } else if presetFeed.loads[id] != nil {
@@ -99,7 +101,9 @@ extension ReplicatedRooms {
 
     /// A save, rename or delete in a cluster: checked against this node's
     /// book (when it is read), then done by Redis in one script; `done` gets
-    /// the outcome once Redis answered (the book changes when the delta comes).
+    /// the outcome once Redis answered and, for a change made, once this
+    /// node's book holds it (its delta heard: `PresetEchoes`), so that a read
+    /// here after the answer sees the change.
     func changePresetInCluster(_ request: PresetRequest, in host: RoomHost, client: String, by: String,
                                done: @escaping (Result<PresetOutcome, PresetRefusal>) -> Void) {
         let id = host.room.id
@@ -118,48 +122,62 @@ extension ReplicatedRooms {
             let preset = Preset(name: name, entries: Preset.entries(of: host.room), client: client, by: by, time: WallClock.milliseconds())
             if let refusal = book?.refusalToSave(preset) { return done(.failure(refusal)) }
             let value = ClusterPresets.encode(preset)
-            let args = [Array(name.utf8), value, Array(String(PresetName.maxPerRoom).utf8), channel,
-                        ClusterPresets.saved(preset, value: value, room: id)]
+            let note = ClusterPresets.saved(preset, value: value, room: id)
+            let args = [Array(name.utf8), value, Array(String(PresetName.maxPerRoom).utf8), channel, note]
+            let echo = presetEchoes.expect(note, at: MonotonicClock.now())
             cluster.commands.eval(ClusterScripts.savePreset, keys: [key], args: args) { [weak self] reply in
+                guard let self else { return }
                 switch reply.int {
                 case 1?, 2?:
-                    self?.connectionLine("preset", "preset '\(name)' \(reply.int == 1 ? "saved" : "replaced") in room \(id) by \(client) (\(preset.entries.count) controls)")
-                    done(.success(.saved(preset, created: reply.int == 1)))
-                case 0?: done(.failure(.full))
-                default: done(.failure(self?.presetStorageFailed(reply, "save preset '\(name)' of room '\(id)'") ?? .unwritable))
+                    connectionLine("preset", "preset '\(name)' \(reply.int == 1 ? "saved" : "replaced") in room \(id) by \(client) (\(preset.entries.count) controls)")
+                    answerWhenHeard(echo) { done(.success(.saved(preset, created: reply.int == 1))) }
+                case 0?: presetEchoes.cancel(echo); done(.failure(.full))
+                default: presetEchoes.cancel(echo); done(.failure(presetStorageFailed(reply, "save preset '\(name)' of room '\(id)'")))
                 }
             }
         case let .rename(name, to):
             if let refusal = book?.refusalToRename(name, to: to) { return done(.failure(refusal)) }
-            let args = [Array(name.utf8), Array(to.utf8), channel, ClusterPresets.moved(name, to: to, room: id)]
+            let note = ClusterPresets.moved(name, to: to, room: id)
+            let args = [Array(name.utf8), Array(to.utf8), channel, note]
+            let echo = presetEchoes.expect(note, prefix: true, at: MonotonicClock.now())
             cluster.commands.eval(ClusterScripts.renamePreset, keys: [key], args: args) { [weak self] reply in
+                guard let self else { return }
                 switch reply.int {
                 case 1?:
-                    self?.connectionLine("preset", "preset '\(name)' renamed '\(to)' in room \(id)")
-                    var renamed = self?.presetBooks[id]?.preset(named: name) ?? self?.presetBooks[id]?.preset(named: to)
-                        ?? Preset(name: to, entries: [], client: "", by: "", time: 0)
-                    renamed.name = to
-                    done(.success(.renamed(renamed)))
-                case 0?: done(.failure(.unknown(name)))
-                case .some(-1): done(.failure(.taken(to)))
-                default: done(.failure(self?.presetStorageFailed(reply, "rename preset '\(name)' of room '\(id)'") ?? .unwritable))
+                    connectionLine("preset", "preset '\(name)' renamed '\(to)' in room \(id)")
+                    answerWhenHeard(echo) { [weak self] in
+                        var renamed = self?.presetBooks[id]?.preset(named: to) ?? self?.presetBooks[id]?.preset(named: name)
+                            ?? Preset(name: to, entries: [], client: "", by: "", time: 0)
+                        renamed.name = to
+                        done(.success(.renamed(renamed)))
+                    }
+                case 0?: presetEchoes.cancel(echo); done(.failure(.unknown(name)))
+                case .some(-1): presetEchoes.cancel(echo); done(.failure(.taken(to)))
+                default: presetEchoes.cancel(echo); done(.failure(presetStorageFailed(reply, "rename preset '\(name)' of room '\(id)'")))
                 }
             }
         case let .delete(name):
             if let refusal = book?.refusalToUse(name) { return done(.failure(refusal)) }
-            cluster.commands.eval(ClusterScripts.deletePreset, keys: [key],
-                                  args: [Array(name.utf8), channel, ClusterPresets.deleted(name, room: id)]) { [weak self] reply in
+            let note = ClusterPresets.deleted(name, room: id)
+            let echo = presetEchoes.expect(note, at: MonotonicClock.now())
+            cluster.commands.eval(ClusterScripts.deletePreset, keys: [key], args: [Array(name.utf8), channel, note]) { [weak self] reply in
+                guard let self else { return }
                 switch reply.int {
                 case 1?:
-                    self?.connectionLine("preset", "preset '\(name)' deleted in room \(id)")
-                    done(.success(.deleted))
-                case 0?: done(.failure(.unknown(name)))
-                default: done(.failure(self?.presetStorageFailed(reply, "delete preset '\(name)' of room '\(id)'") ?? .unwritable))
+                    connectionLine("preset", "preset '\(name)' deleted in room \(id)")
+                    answerWhenHeard(echo) { done(.success(.deleted)) }
+                case 0?: presetEchoes.cancel(echo); done(.failure(.unknown(name)))
+                default: presetEchoes.cancel(echo); done(.failure(presetStorageFailed(reply, "delete preset '\(name)' of room '\(id)'")))
                 }
             }
         case let .recall(name):
             done(.failure(.unknown(name))) // a recall is the owner's batch, never a change here
         }
+    }
+
+    /// Calls `answer` now if change `echo`'s delta was heard, else once it is (PresetEchoes.swift).
+    private func answerWhenHeard(_ echo: Int, _ answer: @escaping () -> Void) {
+        presetEchoes.replied(echo, at: MonotonicClock.now(), answer)?()
     }
 
     private func presetStorageFailed(_ reply: RedisReply, _ operation: String) -> PresetRefusal {

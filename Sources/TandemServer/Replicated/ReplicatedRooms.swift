@@ -21,6 +21,8 @@ final class ReplicatedRooms: RoomServiceBase, RoomService {
     /// The series of the rooms this node owns, kept in Redis (ReplicatedRooms+Series.swift).
     let series: SeriesBook
     let seriesStore: RedisSeriesStore
+    /// Preset changes this node made, each waiting for its own delta before it is answered (PresetEchoes.swift).
+    var presetEchoes = PresetEchoes()
 
     /// Connects the blocking store, seeds the cluster with `ordered` (the
     /// built-in rooms and the room files) and serves every room Redis has.
@@ -66,6 +68,7 @@ final class ReplicatedRooms: RoomServiceBase, RoomService {
         clusterTick(at: now)
         flushSeries() // ReplicatedRooms+Series.swift
         preloadPresets(at: now)
+        for answer in presetEchoes.overdue(at: now) { answer() }
         flushPresetLists(at: now)
     }
 
