@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import threading
 import time
 
 from . import TandemError, connect
@@ -44,14 +45,7 @@ def main(argv: list[str] | None = None) -> int:
             state = room[args.control].set(parse_value(args.value), thumb=args.thumb)
             print(f"{args.control} = {json.dumps(state)}")
             return 0
-        for cid in room:
-            print(f"{room.rev} {cid} = {json.dumps(room[cid].value)}", flush=True)
-
-        @room.on_change()
-        def show(change):
-            who = change.name or change.by or "?"
-            print(f"{change.rev} {change.control} = {json.dumps(change.value)} by {who}", flush=True)
-
+        watch_room(room)
         while room.failure is None:     # until Ctrl-C, or a close that reconnecting cannot fix
             time.sleep(0.5)
         print(f"tandem: {room.failure}", file=sys.stderr)
@@ -64,6 +58,37 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         room.close()
     return 0
+
+
+def watch_room(room) -> None:
+    """Prints the room's values, then every commit after them, live. The
+    handler is registered before the values are read, and holds back what
+    it hears until they are printed: a commit that lands while they are
+    printed is shown after them, not lost (only those past the printed
+    revision; one already in the values may be shown again)."""
+    lock = threading.Lock()
+    held: list | None = []
+
+    def line(change) -> str:
+        who = change.name or change.by or "?"
+        return f"{change.rev} {change.control} = {json.dumps(change.value)} by {who}"
+
+    @room.on_change()
+    def show(change):
+        with lock:
+            if held is not None:
+                held.append(change)
+                return
+        print(line(change), flush=True)
+
+    with lock:
+        rev = room.rev
+        for cid in room:
+            print(f"{rev} {cid} = {json.dumps(room[cid].value)}", flush=True)
+        for change in held:
+            if change.rev > rev:
+                print(line(change), flush=True)
+        held = None
 
 
 if __name__ == "__main__":
