@@ -30,13 +30,18 @@ func say(_ line: String) {
 let token = ProcessInfo.processInfo.environment["TANDEM_TOKEN"]
 do {
     let room = try await RoomSession.connect(arguments[1], name: arguments.count > 2 ? arguments[2] : "follower", token: token)
+    // Subscribed before the values are read: a change landing while they are
+    // printed is shown after them, not lost. One at or below the printed
+    // revision is in the values already.
+    let changes = room.changes
+    let printed = room.rev
     for control in room.schema?.controls ?? [] {
         say("\(control.id) = \(room.state(of: control.id).map(show) ?? "?")")
     }
     Task {
         for await event in room.events { say("-- \(event)") }
     }
-    for await change in room.changes {
+    for await change in changes where change.rev > printed {
         say("\(change.control) = \(show(change.state)) by \(change.name ?? change.by ?? "?") rev \(change.rev)")
     }
 } catch {
