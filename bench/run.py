@@ -461,7 +461,7 @@ def runs_table(rows: list[Row]) -> list[str]:
 
 FLOOR_SOURCE = ROOT / "bench" / "send_floor.c"
 FLOOR_CASES = ("S2h", "S1")  # fan-out loads whose per-frame cost is set against the floor (S2h: the goal)
-FLOOR_ROUND_MS = 12          # the server's fan-out period
+FLOOR_ROUND_MS = 12          # without a round interval from the reports: the server's fan-out period
 FLOOR_GOAL = 1.3             # the fan-out goal: per-frame cost ≤ 1.3× the floor
 
 
@@ -491,20 +491,26 @@ def row_reports(row: Row) -> list[dict]:
     return []
 
 
-def floor_args(reports: Iterable[dict]) -> tuple[int, int] | None:
-    """(SIZE, CONNS) for send_floor: the median bytes per frame the receivers read (bytes.count /
-    frames.count) and the median client count of the reports; None without frames."""
-    sizes, conns = [], []
+def floor_args(reports: Iterable[dict]) -> tuple[int, int, float] | None:
+    """(SIZE, CONNS, ROUND_MS) for send_floor: the median bytes per frame the receivers read
+    (bytes.count / frames.count), the median client count of the reports, and the median interval
+    between the server's rounds as its clients saw it (clients × seconds ÷ frames, to 0.1 ms:
+    rounds closer together keep the caches warmer and cost less per send, so the floor is sent in
+    the same rhythm as the server was); None without frames."""
+    sizes, conns, intervals = [], [], []
     for r in reports:
         frames, nbytes = _get(r, "frames", "count"), _get(r, "bytes", "count")
         if frames and nbytes:
             sizes.append(float(nbytes) / float(frames))
             if r.get("clients"):
                 conns.append(float(r["clients"]))
-    size, n = median(sizes), median(conns)
+                if r.get("seconds"):
+                    intervals.append(float(r["clients"]) * float(r["seconds"]) * 1000 / float(frames))
+    size, n, interval = median(sizes), median(conns), median(intervals)
     if size is None or n is None:
         return None
-    return max(1, int(round(size))), int(round(n))
+    round_ms = FLOOR_ROUND_MS if interval is None else max(0.1, round(interval, 1))
+    return max(1, int(round(size))), int(round(n)), round_ms
 
 
 def floor_compile_command(source: str, binary: str) -> list[str]:
@@ -594,7 +600,7 @@ def floor_section(floor: dict, rows: dict[tuple[str, str], Row]) -> list[str]:
     out.append(f"Tandem's server CPU per frame (the medians of µs CPU per delivered update × updates per frame) "
                f"against `bench/send_floor.c`, run after the scenarios in the same run: one message of tandem's "
                f"median frame size (bytes ÷ frames the receivers read) to each of the scenario's connections per "
-               f"round, rounds {fmt_num(FLOOR_ROUND_MS)} ms apart (the server's fan-out period), over loopback "
+               f"round, rounds as far apart as the server's were in that scenario (its clients × seconds ÷ frames), over loopback "
                f"TCP from core {SERVER_CORE} to a reader process on core {GENERATOR_CORE} sleeping in "
                f"`epoll_wait`; the floor is the sender's CPU (user + sys) per send(), median of its runs. "
                f"Goal: ≤ {FLOOR_GOAL:g}× the floor.")

@@ -16,6 +16,17 @@ enum FanOut {
     /// cost keeps the server at the same share of its core whatever a frame
     /// costs, so cheaper frames only become smaller frames.
     static let period = 0.012
+    /// A change that does not start a round at once waits at most this long
+    /// for one (or its room's `deadlineCostShare` × round cost, if longer, up
+    /// to `period`): the round is due at the earlier of the period's end and
+    /// the first waiting change's deadline, so a frame folds what came in the
+    /// deadline after its first change instead of waiting out a whole period.
+    /// A small room's rounds are cheap and its changes wait 8 ms at most (S1:
+    /// p99 11 ms against 15 ms with the period alone); a large room's cost
+    /// more, fold as much as before and spend the same share of the loop
+    /// (docs/benchmarks.md, "Round policy: a deadline per change").
+    static let deadline = 0.008
+    static let deadlineCostShare = 5.0
     /// A room whose round costs more than 1 / costShare of a period waits
     /// costShare × that cost between round starts instead: a huge room's
     /// rounds take at most half of the loop, leaving the rest to reading
@@ -28,9 +39,32 @@ enum FanOut {
 }
 
 extension RoomHost {
-    /// Whether its next round may start at `now` (or is less than `FanOut.early` away).
-    func mayStartRound(at now: Moment) -> Bool {
+    /// Whether a change at `now` starts a round at once: the latest began at
+    /// least a period ago (or that is less than `FanOut.early` away).
+    func startsAtOnce(at now: Moment) -> Bool {
         now.seconds(since: nextRound) >= -FanOut.early
+    }
+
+    /// Whether a round may start at `now`: the latest round's share of the loop is spent.
+    func mayStartRound(at now: Moment) -> Bool {
+        now.seconds(since: earliestRound) >= -FanOut.early
+    }
+
+    /// Takes note of a round that began at `start` and cost `cost` seconds.
+    func noteRound(startedAt start: Moment, cost: Double) {
+        lastRoundCost = cost
+        earliestRound = start.adding(seconds: FanOut.costShare * cost)
+        nextRound = start.adding(seconds: max(FanOut.period, FanOut.costShare * cost))
+    }
+
+    /// When the round that carries a change made at `now` starts: at once
+    /// after a quiet period; else when the period since the latest round is
+    /// over or the change has waited its deadline, whichever is first, but
+    /// never before the latest round's share of the loop is spent.
+    func roundDue(forChangeAt now: Moment) -> Moment {
+        if startsAtOnce(at: now) { return max(now, earliestRound) }
+        let deadline = min(FanOut.period, max(FanOut.deadline, FanOut.deadlineCostShare * lastRoundCost))
+        return max(earliestRound, min(nextRound, now.adding(seconds: deadline)))
     }
 }
 
@@ -43,12 +77,13 @@ extension Server {
     }
 
     /// Schedules the room's next round: at the end of this turn of the loop
-    /// if it may start now (so that it carries everything the turn read), or
-    /// else when it may. A room withholding frames for storage flushes after
-    /// the transaction (writeCommits).
+    /// if it starts at once (so that it carries everything the turn read), or
+    /// else when it is due (`roundDue`); a round already scheduled earlier
+    /// stays. A room withholding frames for storage flushes after the
+    /// transaction (writeCommits).
     func requestFlush(_ host: RoomHost, at now: Moment) {
         guard host.dirty, !host.room.withholdingFrames else { return }
-        let due = host.mayStartRound(at: now) ? now : host.nextRound
+        let due = host.roundDue(forChangeAt: now)
         if host.flushDue.map({ due < $0 }) ?? true {
             scheduleFlush(host, at: due)
         }
@@ -63,7 +98,7 @@ extension Server {
         let reached = sends.direct ? writeRound(host, at: now) : armRound(host, at: now)
         guard reached > 0 else { return }
         let cost = max(0, MonotonicClock.now().seconds(since: now))
-        host.nextRound = now.adding(seconds: max(FanOut.period, FanOut.costShare * cost))
+        host.noteRound(startedAt: now, cost: cost)
         metrics.fanoutRounds += 1
         metrics.fanoutArmed += reached
         metrics.fanoutRound.observe(cost)
@@ -183,7 +218,7 @@ extension Server {
             if host.mayStartRound(at: now) {
                 startRound(host, at: now)
             } else {
-                scheduleFlush(host, at: host.nextRound)
+                scheduleFlush(host, at: host.earliestRound)
             }
         }
         if let next = flushes.pending.lazy.compactMap(\.flushDue).min() {

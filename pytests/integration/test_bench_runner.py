@@ -315,15 +315,20 @@ def test_parse_floor_output_without_a_result(text):
 
 
 def test_floor_args_from_reports():
-    reps = [report(clients=504, frames=1000, nbytes=480_400), report(clients=504, frames=1000, nbytes=470_000),
-            report(clients=504, frames=2000, nbytes=1_000_000)]
-    assert run.floor_args(reps) == (480, 504)  # median of 480.4, 470, 500 B per frame
-    assert run.floor_args([report(clients=204, frames=3, nbytes=1000)]) == (333, 204)
+    # 504 clients × 10 s ÷ 420,000 frames: a round every 12 ms; ÷ 630,000: every 8 ms
+    reps = [report(clients=504, frames=420_000, nbytes=201_768_000), report(clients=504, frames=630_000, nbytes=296_100_000),
+            report(clients=504, frames=504_000, nbytes=252_000_000)]
+    assert run.floor_args(reps) == (480, 504, 10)  # median of 480.4, 470, 500 B per frame; of 12, 8, 10 ms
+    assert run.floor_args([report(clients=204, frames=3, nbytes=1000)]) == (333, 204, 680_000)
+    assert run.floor_args([report(clients=204, seconds=10, frames=194_033, nbytes=1000)])[2] == 10.5
     assert run.floor_args([report(clients=204, frames=0, nbytes=0)]) is None
     assert run.floor_args([]) is None
     no_frames = report(clients=204)
     del no_frames["frames"]  # an older generator
     assert run.floor_args([no_frames]) is None
+    no_seconds = report(clients=204, frames=3, nbytes=1000)
+    del no_seconds["seconds"]  # no interval to follow: the fan-out period
+    assert run.floor_args([no_seconds]) == (333, 204, run.FLOOR_ROUND_MS)
 
 
 def test_row_reports_are_those_the_medians_came_from():
@@ -344,7 +349,8 @@ def test_floor_commands():
 
 
 def s2h_row(ns_per_update=1480.0, per_frame=5.0, passed=True):
-    r = report(clients=504, ns_per_update=ns_per_update, per_frame=per_frame, passed=passed, frames=1000, nbytes=480_000)
+    r = report(clients=504, ns_per_update=ns_per_update, per_frame=per_frame, passed=passed, frames=420_000,
+               nbytes=201_600_000)  # 480 B per frame, a round every 12 ms
     return run.aggregate("S2h", "tandem", [rec("S2h", "tandem", 1, r, exit_code=0 if passed else 1)])
 
 

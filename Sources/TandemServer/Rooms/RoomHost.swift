@@ -30,9 +30,14 @@ class RoomHost {
 
     /// Something every member should see changed since the latest round armed them.
     var dirty = false
-    /// When the next round may start: a period after the latest one began,
-    /// or later when that round cost more than its share (`FanOut.costShare`).
+    /// From when a change starts a round at once: a period after the latest
+    /// round began, or later when that round cost more than its share.
     var nextRound = Moment.zero
+    /// Before when no round starts, whatever waits: the latest round's start
+    /// plus its share of the loop (`FanOut.costShare` × what it cost).
+    var earliestRound = Moment.zero
+    /// What the latest round cost, in seconds (it sets the next deadline).
+    var lastRoundCost = 0.0
     /// When a scheduled flush starts the next round, if one is scheduled.
     var flushDue: Moment?
     /// Whether it is in `Server.pendingFlushes`.
