@@ -70,11 +70,13 @@ public final class Server {
     /// How often housekeeping runs: lapsed holds, slow consumers, loop lag.
     static let tick: Int64 = 250_000
 
-    /// The per-connection receive buffer lws allocates for every WebSocket.
-    /// Client messages are small (a drag is under 150 bytes) and lws hands a
-    /// longer one over in pieces that `received` joins (up to `--max-frame`),
-    /// so 512 bytes serve; the buffer is most of an idle connection's memory.
-    static let receiveBuffer = 512
+    /// The per-connection receive buffer lws allocates for every WebSocket
+    /// (plus `LWS_PRE` and 4 bytes), held for the connection's life. Client
+    /// messages are small (a drag is under 150 bytes) and lws hands a longer
+    /// one over in pieces that `received` joins (up to `--max-frame`), so 160
+    /// bytes serve: 352 bytes less per idle connection than 512 did
+    /// (docs/benchmarks.md, "Idle memory").
+    static let receiveBuffer = 160
 
     /// The most lws sends in one `send()` (its `tx_packet_size`): any frame
     /// but a huge welcome leaves whole. It is a cap, not a buffer; nothing
