@@ -4,17 +4,18 @@ import TandemCore
 
 /// The constants of fan-out rounds (docs/architecture.md, "Fan-out rounds").
 enum FanOut {
-    /// A room's rounds start at least this long apart, and a round starts at
-    /// once when the previous one began at least this long ago (an idle
-    /// room's first change goes out without waiting). Under the 16.7 ms
+    /// A round starts at once when the previous one began at least this long
+    /// ago (an idle room's first change goes out without waiting), and no
+    /// change waits longer than this for its round. Under the 16.7 ms
     /// between a 60 Hz dragger's moves, with room for the timer's whole
     /// milliseconds and the loop's lateness, so that a thumb dragged at 60 Hz
     /// is not folded and every receiver sees it at 60 Hz; long enough that a
     /// frame carries the moves of several draggers (docs/benchmarks.md).
     ///
-    /// Fixed, not a multiple of what a round costs: a period that follows the
-    /// cost keeps the server at the same share of its core whatever a frame
-    /// costs, so cheaper frames only become smaller frames.
+    /// Fixed, not a multiple of what a round costs: a period that followed
+    /// the cost alone kept the server at the same share of its core whatever
+    /// a frame cost, so cheaper frames only became smaller frames. The
+    /// deadline below follows the cost, bounded by this period.
     static let period = 0.012
     /// A change that does not start a round at once waits at most this long
     /// for one (or its room's `deadlineCostShare` × round cost, if longer, up
@@ -50,11 +51,18 @@ extension RoomHost {
         now.seconds(since: earliestRound) >= -FanOut.early
     }
 
+    /// Before when no round starts, whatever waits: the latest round's start
+    /// plus its share of the loop (`FanOut.costShare` × what it cost).
+    var earliestRound: Moment { lastRoundStart.adding(seconds: FanOut.costShare * lastRoundCost) }
+
+    /// From when a change starts a round at once: a period after the latest
+    /// round began, or later when that round cost more than its share.
+    var nextRound: Moment { max(lastRoundStart.adding(seconds: FanOut.period), earliestRound) }
+
     /// Takes note of a round that began at `start` and cost `cost` seconds.
     func noteRound(startedAt start: Moment, cost: Double) {
+        lastRoundStart = start
         lastRoundCost = cost
-        earliestRound = start.adding(seconds: FanOut.costShare * cost)
-        nextRound = start.adding(seconds: max(FanOut.period, FanOut.costShare * cost))
     }
 
     /// When the round that carries a change made at `now` starts: at once

@@ -30,13 +30,9 @@ class RoomHost {
 
     /// Something every member should see changed since the latest round armed them.
     var dirty = false
-    /// From when a change starts a round at once: a period after the latest
-    /// round began, or later when that round cost more than its share.
-    var nextRound = Moment.zero
-    /// Before when no round starts, whatever waits: the latest round's start
-    /// plus its share of the loop (`FanOut.costShare` × what it cost).
-    var earliestRound = Moment.zero
-    /// What the latest round cost, in seconds (it sets the next deadline).
+    /// When the latest round began and what it cost, in seconds: they set
+    /// when the next may start and when it is due (`RoomHost.roundDue`).
+    var lastRoundStart = Moment.zero
     var lastRoundCost = 0.0
     /// When a scheduled flush starts the next round, if one is scheduled.
     var flushDue: Moment?
