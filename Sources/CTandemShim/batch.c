@@ -12,7 +12,8 @@
 #define CHUNK 256
 #define ARENA (256 * 1024)
 
-struct queued { struct lws *wsi; unsigned char *bytes; size_t total; };
+struct queued { struct lws *wsi; int fd; unsigned char *bytes; size_t total; };
+struct not_whole_entry { struct lws *wsi; int fd; };
 
 static struct io_uring ring;
 static int ready;
@@ -20,7 +21,7 @@ static unsigned char *arena;
 static size_t used;
 static struct queued queue[CHUNK];
 static int queued;
-static struct lws **not_whole;
+static struct not_whole_entry *not_whole;
 static int not_whole_count, not_whole_capacity;
 static unsigned long long submits;
 
@@ -43,22 +44,22 @@ int tandem_batch_open(void) {
     return 0;
 }
 
-static void remember_not_whole(struct lws *wsi) {
+static void remember_not_whole(struct lws *wsi, int fd) {
     if (not_whole_count == not_whole_capacity) {
         int capacity = not_whole_capacity ? 2 * not_whole_capacity : 64;
-        struct lws **grown = realloc(not_whole, sizeof *grown * (size_t)capacity);
+        struct not_whole_entry *grown = realloc(not_whole, sizeof *grown * (size_t)capacity);
         if (!grown) return; /* only the conflation hint is lost: lws still holds the bytes in order */
         not_whole = grown;
         not_whole_capacity = capacity;
     }
-    not_whole[not_whole_count++] = wsi;
+    not_whole[not_whole_count++] = (struct not_whole_entry){ wsi, fd };
 }
 
 /* Hands bytes skip.. of a queued frame to lws, which sends or buffers them first. */
 static void hand_rest_to_lws(const struct queued *q, size_t skip) {
     struct iovec whole = { q->bytes, q->total };
-    (void)tandem_hand_to_lws(q->wsi, &whole, 1, skip, q->total);
-    remember_not_whole(q->wsi);
+    (void)tandem_hand_over(q->wsi, q->fd, &whole, 1, skip, q->total);
+    remember_not_whole(q->wsi, q->fd);
 }
 
 int tandem_batch_flush(void) {
@@ -85,7 +86,11 @@ int tandem_batch_flush(void) {
 }
 
 struct lws *tandem_batch_not_whole(int i) {
-    return i >= 0 && i < not_whole_count ? not_whole[i] : NULL;
+    return i >= 0 && i < not_whole_count ? not_whole[i].wsi : NULL;
+}
+
+int tandem_batch_not_whole_fd(int i) {
+    return i >= 0 && i < not_whole_count ? not_whole[i].fd : -1;
 }
 
 void tandem_batch_done(void) { not_whole_count = 0; }
@@ -97,11 +102,11 @@ void tandem_batch_text(struct lws *wsi, int fd, const unsigned char *a, size_t n
     size_t payload = na + nb + nc;
     size_t nh = tandem_frame_header(header, payload);
     size_t total = nh + payload;
-    if (!ready || fd < 0 || total > ARENA || lws_partial_buffered(wsi)) {
+    if (!ready || fd < 0 || total > ARENA || tandem_holds_unsent(wsi, fd)) {
         /* Behind what lws holds, or too big for a chunk: the one-send path
          * (which hands it to lws when lws holds bytes). Sent after the queued
          * frames of other sockets; only its own socket's order matters. */
-        if (tandem_send_text(wsi, fd, a, na, b, nb, c, nc) != 1) remember_not_whole(wsi);
+        if (tandem_send_text(wsi, fd, a, na, b, nb, c, nc) != 1) remember_not_whole(wsi, fd);
         return;
     }
     if (queued == CHUNK || used + total > ARENA) tandem_batch_flush();
@@ -114,12 +119,12 @@ void tandem_batch_text(struct lws *wsi, int fd, const unsigned char *a, size_t n
     if (nc) { memcpy(p, c, nc); p += nc; }
     struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
     if (!sqe) { /* cannot happen: the ring holds a whole chunk */
-        if (tandem_send_text(wsi, fd, a, na, b, nb, c, nc) != 1) remember_not_whole(wsi);
+        if (tandem_send_text(wsi, fd, a, na, b, nb, c, nc) != 1) remember_not_whole(wsi, fd);
         return;
     }
     io_uring_prep_send(sqe, fd, frame, total, MSG_NOSIGNAL | MSG_DONTWAIT);
     io_uring_sqe_set_data64(sqe, (unsigned long long)queued);
-    queue[queued] = (struct queued){ wsi, frame, total };
+    queue[queued] = (struct queued){ wsi, fd, frame, total };
     queued++;
     used += total;
     tandem_note_batched_send();

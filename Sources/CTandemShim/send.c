@@ -1,5 +1,6 @@
 #include "tandem_send.h"
 #include "send_internal.h"
+#include "tandem_link.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -53,6 +54,16 @@ int tandem_hand_to_lws(struct lws *wsi, const struct iovec *iov, int count, size
     return written < 0 ? -1 : 0;
 }
 
+int tandem_holds_unsent(struct lws *wsi, int fd) {
+    return wsi ? lws_partial_buffered(wsi) : tandem_link_holds(fd);
+}
+
+int tandem_hand_over(struct lws *wsi, int fd, const struct iovec *iov, int count, size_t skip, size_t total) {
+    if (wsi) return tandem_hand_to_lws(wsi, iov, count, skip, total);
+    handed_to_lws++;
+    return tandem_link_hold(fd, iov, count, skip, total);
+}
+
 int tandem_send_text(struct lws *wsi, int fd, const unsigned char *a, size_t na,
                      const unsigned char *b, size_t nb,
                      const unsigned char *c, size_t nc) {
@@ -64,7 +75,7 @@ int tandem_send_text(struct lws *wsi, int fd, const unsigned char *a, size_t na,
     };
     size_t total = nh + payload;
     if (fd < 0) return -1;
-    if (lws_partial_buffered(wsi)) return tandem_hand_to_lws(wsi, iov, 4, 0, total);
+    if (tandem_holds_unsent(wsi, fd)) return tandem_hand_over(wsi, fd, iov, 4, 0, total) == 0 ? 0 : -1;
     ssize_t sent;
     if (total <= CONTIGUOUS) {
         /* A usual frame: joined on the stack and sent with send(), which the
@@ -89,5 +100,5 @@ int tandem_send_text(struct lws *wsi, int fd, const unsigned char *a, size_t na,
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return -1;
         sent = 0;
     }
-    return tandem_hand_to_lws(wsi, iov, 4, (size_t)sent, total);
+    return tandem_hand_over(wsi, fd, iov, 4, (size_t)sent, total) == 0 ? 0 : -1;
 }

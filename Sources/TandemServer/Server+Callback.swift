@@ -14,9 +14,15 @@ extension Server {
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
             return confirmUpgrade(wsi) // Server+Handshake.swift
         case LWS_CALLBACK_ESTABLISHED:
-            watchMasks(wsi)
             let session = newSession(user)
-            if openEcho(wsi, session: session) { return 0 }
+            // Plain TCP: the socket becomes the server's own (Transport/), and lws lets its connection go.
+            if let own = takeSocket(wsi) {
+                user?.storeBytes(of: 0, as: UInt64.self) // lws' CLOSED for it is not this connection's
+                if !openEcho(wsi, session: session, own: own) { opened(wsi, session: session, own: own) }
+                return -1
+            }
+            watchMasks(wsi)
+            if openEcho(wsi, session: session, own: nil) { return 0 }
             opened(wsi, session: session)
             return 0
         case LWS_CALLBACK_RECEIVE:
@@ -61,7 +67,8 @@ extension Server {
             connectionDestroyed(wsi)
             return 0
         case LWS_CALLBACK_RAW_RX_FILE:
-            oscReadable() // the OSC socket (Server+OSC.swift), the only raw descriptor adopted
+            // The two raw descriptors adopted: the server's own sockets' epoll set, and the OSC socket (Server+OSC.swift).
+            if wsi == ownSockets?.watcher { serviceOwnSockets() } else { oscReadable() }
             return 0
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             if tandem_signal_received() != 0 { beginShutdown() }

@@ -1,10 +1,20 @@
 import CLibWebSockets
 import CTandemShim
+import TandemCore
 
 /// One connection to the echo endpoint (`--echo-path`), from ESTABLISHED to
 /// CLOSED: the message being reassembled and the messages waiting to go back.
 final class EchoSession {
-    let wsi: OpaquePointer
+    /// Its lws connection; `nil` on the server's own socket (Transport/).
+    let wsi: OpaquePointer?
+    let session: UInt64
+    /// Its socket (the server's own when `wsi` is nil).
+    let fd: Int32
+    /// On the server's own socket: the frames read so far, and the close state.
+    var reader = FrameReader(maxMessage: EchoSession.maxMessage)
+    var closeSent = false
+    var hangUpAt: Moment?
+    var limitSlot: ConnectionLimiter.SocketID?
     /// The message being reassembled from its fragments, and whether it is binary.
     var incoming: [UInt8] = []
     var binary = false
@@ -24,8 +34,10 @@ final class EchoSession {
     /// 9.1.6, 9.2.6) is 16 MiB; rooms keep their own, much smaller `--max-frame`.
     static let maxMessage = 16 * 1024 * 1024 + 1024
 
-    init(wsi: OpaquePointer) {
+    init(wsi: OpaquePointer?, session: UInt64, fd: Int32) {
         self.wsi = wsi
+        self.session = session
+        self.fd = fd
     }
 }
 
@@ -41,18 +53,24 @@ extension Server {
     }
 
     /// At ESTABLISHED, for the echo path; `false` for any other path.
-    func openEcho(_ wsi: OpaquePointer, session: UInt64) -> Bool {
+    func openEcho(_ wsi: OpaquePointer, session: UInt64, own: Int32?) -> Bool {
         guard isEchoRequest(wsi) else { return false }
-        sockets.echoes[session] = EchoSession(wsi: wsi)
-        if let refusal = closeForLimits(wsi) {
-            sockets.echoes[session]?.closing = refusal
+        let echo = EchoSession(wsi: own == nil ? wsi : nil, session: session, fd: own ?? lws_get_socket_fd(wsi))
+        sockets.echoes[session] = echo
+        let refusal = closeForLimits(wsi)
+        if let own {
+            echo.limitSlot = moveLimitSlot(from: wsi)
+            ownSockets?[own] = .echo(echo)
+            if let refusal { failEcho(echo, code: refusal.code, reason: refusal.reason) }
+        } else if let refusal {
+            echo.closing = refusal
             lws_callback_on_writable(wsi)
         }
         return true
     }
 
     func echoReceived(_ echo: EchoSession, _ bytes: UnsafeRawBufferPointer) -> Int32 {
-        let wsi = echo.wsi
+        guard let wsi = echo.wsi else { return -1 }
         guard echo.closing == nil, !echo.refused else { return 0 }
         if !echo.started {
             echo.started = true
@@ -80,21 +98,22 @@ extension Server {
 
     /// One message per writable callback, as lws asks.
     func echoWritable(_ echo: EchoSession) -> Int32 {
+        guard let wsi = echo.wsi else { return -1 }
         if echo.refused { return -1 }
         if let closing = echo.closing {
-            writeClose(echo.wsi, code: closing.code, reason: closing.reason)
+            writeClose(wsi, code: closing.code, reason: closing.reason)
             return -1
         }
         guard !echo.outgoing.isEmpty else { return 0 }
         let message = echo.outgoing.removeFirst()
-        write(echo.wsi, message.bytes, binary: message.binary)
-        if !echo.outgoing.isEmpty { lws_callback_on_writable(echo.wsi) }
+        write(wsi, message.bytes, binary: message.binary)
+        if !echo.outgoing.isEmpty { lws_callback_on_writable(wsi) }
         return 0
     }
 
     private func closeEcho(_ echo: EchoSession, code: UInt16, reason: String) -> Int32 {
         echo.refused = true
-        setCloseReason(echo.wsi, code: code, reason: reason)
+        if let wsi = echo.wsi { setCloseReason(wsi, code: code, reason: reason) }
         return -1
     }
 }

@@ -125,7 +125,7 @@ extension Server {
         var reached = 0
         var shared = 0
         for connection in host.members.values where connection.armedSince == nil && connection.closing == nil {
-            if connection.lwsMayHold { connection.lwsMayHold = lws_partial_buffered(connection.wsi) != 0 }
+            if connection.lwsMayHold { connection.lwsMayHold = holdsUnsent(connection) }
             if connection.welcome != nil || connection.presets != nil || connection.lwsMayHold {
                 if host.room.hasPendingFrame(for: connection.client) || connection.presets != nil {
                     arm(connection, at: now)
@@ -159,14 +159,24 @@ extension Server {
     private func flushBatch() {
         let notWhole = tandem_batch_flush()
         for i in 0..<notWhole {
-            guard let wsi = tandem_batch_not_whole(i), let user = lws_wsi_user(wsi) else { continue }
-            connections[user.load(as: UInt64.self)]?.lwsMayHold = true
+            if let wsi = tandem_batch_not_whole(i) {
+                guard let user = lws_wsi_user(wsi) else { continue }
+                connections[user.load(as: UInt64.self)]?.lwsMayHold = true
+            } else if case let .room(connection)? = ownSockets?[tandem_batch_not_whole_fd(i)] {
+                connection.lwsMayHold = true
+            }
         }
         tandem_batch_done()
     }
 
     /// Under TLS: arms every member that has a frame waiting; each is written
     /// from its writable callback with everything new by then. Returns the members armed.
+    /// Whether bytes of an earlier frame wait unsent: in lws, or held for the server's own socket.
+    private func holdsUnsent(_ connection: Connection) -> Bool {
+        guard let wsi = connection.wsi else { return tandem_link_holds(connection.fd) != 0 }
+        return lws_partial_buffered(wsi) != 0
+    }
+
     private func armRound(_ host: RoomHost, at now: Moment) -> Int {
         var armed = 0
         for connection in host.members.values

@@ -26,8 +26,8 @@ extension Server {
     /// be the one that closes TCP, and lws would wait 5 s for a close reply it
     /// cannot read.
     func dropFailedConnections(at now: Moment) {
-        for connection in connections.values { dropIfFailed(connection.wsi, at: now) }
-        for echo in sockets.echoes.values { dropIfFailed(echo.wsi, at: now) }
+        for connection in connections.values { if let wsi = connection.wsi { dropIfFailed(wsi, at: now) } }
+        for echo in sockets.echoes.values { if let wsi = echo.wsi { dropIfFailed(wsi, at: now) } }
     }
 
     private func dropIfFailed(_ wsi: OpaquePointer, at now: Moment) {

@@ -19,11 +19,19 @@ extension Server {
         return nil
     }
 
-    func opened(_ wsi: OpaquePointer, session: UInt64) {
+    /// ESTABLISHED: the connection joins its room, or is closed with why not.
+    /// `own`: the server's own descriptor when the socket was taken off lws
+    /// (Transport/); lws' `wsi` then serves only to read the request's headers.
+    func opened(_ wsi: OpaquePointer, session: UInt64, own: Int32? = nil) {
         let now = MonotonicClock.now()
-        let connection = Connection(session: session, wsi: wsi, client: newClientID())
-        limitUnsentBytes(wsi)
+        let connection = Connection(session: session, wsi: own == nil ? wsi : nil, fd: own ?? lws_get_socket_fd(wsi), client: newClientID())
+        limitUnsentBytes(connection.fd)
         connections[session] = connection
+        if let own {
+            connection.reader = FrameReader(maxMessage: config.maxFrame)
+            ownSockets?[own] = .room(connection)
+        }
+        defer { if own != nil { connection.limitSlot = moveLimitSlot(from: wsi) } }
         metrics.connectionsOpen += 1
         metrics.connectionsTotal += 1
         let roomID = String(requestPath(wsi).dropFirst("/rooms/".count))
@@ -57,7 +65,7 @@ extension Server {
     }
 
     func received(_ connection: Connection, _ bytes: UnsafeRawBufferPointer) -> Int32 {
-        let wsi = connection.wsi
+        guard let wsi = connection.wsi else { return -1 }
         if lws_frame_is_binary(wsi) != 0 {
             return refuseAndClose(connection, code: 1003, reason: "text frames only")
         }
@@ -82,7 +90,7 @@ extension Server {
     private func refuseAndClose(_ connection: Connection, code: UInt16, reason: String) -> Int32 {
         connection.closing = (code, reason)
         connection.refused = true
-        setCloseReason(connection.wsi, code: code, reason: reason)
+        if let wsi = connection.wsi { setCloseReason(wsi, code: code, reason: reason) }
         return -1
     }
 
@@ -99,7 +107,11 @@ extension Server {
         if connection.refused { return -1 }
         if let closing = connection.closing {
             if connection.closeSent { return 0 }
-            writeClose(connection.wsi, code: closing.code, reason: closing.reason)
+            guard let wsi = connection.wsi else {
+                ownSendClose(fd: connection.fd, code: closing.code, reason: closing.reason)
+                return ownLingerOrHangUp(.room(connection)) ? -1 : 0
+            }
+            writeClose(wsi, code: closing.code, reason: closing.reason)
             return lingerOrHangUp(connection)
         }
         guard let host = connection.host else { return 0 }
@@ -169,8 +181,8 @@ extension Server {
         } else if sends.direct {
             let sent = bytes.withUnsafeBufferPointer { tandem_send_text(connection.wsi, connection.fd, $0.baseAddress, $0.count, nil, 0, nil, 0) }
             if sent != 1 { connection.lwsMayHold = true }
-        } else {
-            write(connection.wsi, bytes)
+        } else if let wsi = connection.wsi {
+            write(wsi, bytes)
         }
         metrics.framesOut += 1
         metrics.bytesOut += bytes.count
@@ -194,8 +206,7 @@ extension Server {
     /// conflation starts. With TCP_NOTSENT_LOWAT the socket is writable only
     /// while less than 16 KiB is waiting unsent; past that lws stops calling
     /// WRITEABLE, the client's pending set conflates, and the slow timeout runs.
-    private func limitUnsentBytes(_ wsi: OpaquePointer) {
-        let fd = lws_get_socket_fd(wsi)
+    private func limitUnsentBytes(_ fd: Int32) {
         guard fd >= 0 else { return }
         var lowat: Int32 = 16 * 1024
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &lowat, socklen_t(MemoryLayout<Int32>.size))
@@ -205,12 +216,28 @@ extension Server {
     func close(_ connection: Connection, code: UInt16, reason: String) {
         guard connection.closing == nil else { return }
         connection.closing = (code, reason)
-        lws_callback_on_writable(connection.wsi)
         // A client that never reads (a flood that ignores its rejects) never
         // makes its socket writable, and the close frame would wait for ever
         // while the client goes on sending: give it 5 s to start reading
         // again, then drop the socket.
-        lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, 5)
+        guard let wsi = connection.wsi else {
+            connection.armedSince = nil
+            arm(connection, at: MonotonicClock.now())
+            hangUp(connection, within: 5)
+            return
+        }
+        lws_callback_on_writable(wsi)
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, 5)
+    }
+
+    /// Drops the socket `seconds` from now unless it closes before.
+    func hangUp(_ connection: Connection, within seconds: Int32) {
+        guard let wsi = connection.wsi else {
+            let due = MonotonicClock.now().adding(seconds: Double(seconds))
+            connection.hangUpAt = min(connection.hangUpAt ?? due, due)
+            return
+        }
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, seconds)
     }
 
     /// After the close frame: hangs up at once when the client has nothing in
@@ -220,7 +247,7 @@ extension Server {
     /// client reads it: such a connection lingers, its frames dropped, until
     /// the client's close (`peerClosing`) or `lingerSeconds`.
     func lingerOrHangUp(_ connection: Connection) -> Int32 {
-        let wsi = connection.wsi
+        guard let wsi = connection.wsi else { return ownLingerOrHangUp(.room(connection)) ? -1 : 0 }
         guard tandem_unread_bytes(lws_get_socket_fd(wsi)) > 0 || lws_partial_buffered(wsi) != 0 else { return -1 }
         connection.closeSent = true
         lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_ACK, Self.lingerSeconds)
@@ -234,7 +261,11 @@ extension Server {
     func arm(_ connection: Connection, at now: Moment) {
         guard connection.armedSince == nil else { return }
         connection.armedSince = now
-        lws_callback_on_writable(connection.wsi)
+        if let wsi = connection.wsi {
+            lws_callback_on_writable(wsi)
+        } else {
+            tandem_link_want_writable(connection.fd, 1)
+        }
     }
 
     func setCloseReason(_ wsi: OpaquePointer, code: UInt16, reason: String) {

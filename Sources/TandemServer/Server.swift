@@ -64,6 +64,8 @@ public final class Server {
     private(set) var stopping: Moment?
     /// The OSC bridge (`--osc-send`, `--osc-listen`; Server+OSC.swift), if any.
     var osc: OSCBridge?
+    /// The server's own sockets, on plain TCP with `--sockets own` (Transport/).
+    private(set) var ownSockets: OwnSockets?
     /// The port actually listened on (the configured one, or the one picked for port 0).
     public private(set) var port = 0
 
@@ -167,6 +169,9 @@ public final class Server {
         tandem_signals_install(context)
         service.delivery = self
         service.observer = self
+        if config.sockets == .own && sends.direct {
+            ownSockets = try Self.openOwnSockets(context: context, vhost: vhost, loop: uvLoop, protocolName: protocolName)
+        }
         try startOSC(vhost: vhost)
         service.osc = osc
     }
@@ -276,11 +281,12 @@ public final class Server {
                 throttled("slow-consumer", .warn, "slow consumer \(connection.client): unwritable for \(Int(config.slowTimeout)) s, closing with 4008")
                 close(connection, code: 4008, reason: "slow consumer")
                 // It may never become writable again: give the close frame 2 s, then drop the socket.
-                lws_set_timeout(connection.wsi, PENDING_TIMEOUT_CLOSE_SEND, 2)
+                hangUp(connection, within: 2)
             }
         }
         closeExpiredSessions(at: now)
         dropFailedConnections(at: now)
+        hangUpOverdue(at: now)
         if tandem_signal_received() != 0 { beginShutdown() }
     }
 

@@ -31,6 +31,10 @@ public struct ServerConfig: Sendable, Hashable {
     /// How a fan-out round sends its frames on plain TCP: in io_uring batches
     /// (falling back to `send` where io_uring is not available) or one `send` each.
     public var sends: Sends = .ioUring
+    /// Who serves a WebSocket connection on plain TCP once upgraded: the
+    /// server's own sockets (`own`: its epoll set, frame reader and sends;
+    /// Transport/) or lws throughout (`lws`). Under TLS always lws.
+    public var sockets: Sockets = .own
     /// A folder of room files (`*.json`, one room each, read in name order), served after the demo room.
     public var roomsDir: String?
     /// How much of each room's commit log to keep (`--history-keep`); `nil` keeps everything.
@@ -84,6 +88,11 @@ public struct ServerConfig: Sendable, Hashable {
     public enum Sends: String, Sendable, Hashable, CaseIterable {
         case ioUring = "io_uring"
         case send
+    }
+
+    public enum Sockets: String, Sendable, Hashable, CaseIterable {
+        case own
+        case lws
     }
 }
 

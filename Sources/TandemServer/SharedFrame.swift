@@ -28,7 +28,7 @@ struct SharedFrame {
     /// the socket took the whole frame at once (else lws holds some of it).
     /// With `batched`, the frame is queued in the round's io_uring batch
     /// (sent by `tandem_batch_flush`; `whole` is then reported there).
-    mutating func send(to wsi: OpaquePointer, fd: Int32, ack: Int, present: Int?, batched: Bool, encoder: inout UpdateEncoder) -> (bytes: Int, whole: Bool) {
+    mutating func send(to wsi: OpaquePointer?, fd: Int32, ack: Int, present: Int?, batched: Bool, encoder: inout UpdateEncoder) -> (bytes: Int, whole: Bool) {
         let tail = self.tail(withPresent: present != nil, encoder: &encoder)
         return Self.withDecimal(ack) { digits in
             head.withUnsafeBufferPointer { h in

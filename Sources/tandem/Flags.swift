@@ -25,6 +25,8 @@ enum Flags {
       --event-loop NAME    uv (libuv, epoll) or poll (lws' own) (default uv)
       --sends HOW          io_uring (a fan-out round's frames in batches, send where
                            io_uring is unavailable) or send (one call each) (default io_uring)
+      --sockets WHO        own (an upgraded plain connection is served by the server's
+                           own epoll set, frame reader and sends) or lws (default own)
       --log-level LEVEL    error, warn, info or debug (default info)
       --rooms DIR          serve the rooms of DIR/*.json (one room each) after the demo room
       --history-keep KEEP  keep the last N commits per room (N) or those younger than an
@@ -97,6 +99,11 @@ enum Flags {
                     throw Problem(message: "--sends must be io_uring or send, not '\(value)'")
                 }
                 config.sends = sends
+            case "sockets":
+                guard let sockets = ServerConfig.Sockets(rawValue: value) else {
+                    throw Problem(message: "--sockets must be own or lws, not '\(value)'")
+                }
+                config.sockets = sockets
             case "log-level":
                 guard let level = LogLevel(name: value) else {
                     throw Problem(message: "--log-level must be error, warn, info or debug, not '\(value)'")

@@ -28,6 +28,8 @@ void tandem_batch_text(struct lws *wsi, int fd, const unsigned char *a, size_t n
  * whole; tandem_batch_not_whole(i) gives each one's connection. */
 int tandem_batch_flush(void);
 struct lws *tandem_batch_not_whole(int i);
+/* Its socket (the way to a connection taken off lws, whose wsi is NULL). */
+int tandem_batch_not_whole_fd(int i);
 /* The io_uring submits made, for metrics. */
 unsigned long long tandem_batch_submits(void);
 

@@ -16,6 +16,8 @@
  * `fd` is the connection's socket (the caller keeps it: asking lws for it
  * costs a cache miss per frame). Plain TCP only: under TLS every byte must
  * go through lws (OpenSSL).
+ * With `wsi` NULL the socket is one taken off lws (tandem_link.h): the
+ * rest is held by tandem_link instead, and sent when the socket is writable.
  * Returns 1 when the frame went out in that one send, 0 when lws took some
  * or all of it, -1 when the connection is broken (lws finds out by itself). */
 int tandem_send_text(struct lws *wsi, int fd, const unsigned char *a, size_t na,
