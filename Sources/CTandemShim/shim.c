@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <malloc.h>
 #include <uv.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -309,6 +310,8 @@ int tandem_mask_violated(int fd) {
     if (fd < 0 || fd >= mask_walks_count) return 0;
     return mask_walks[fd].violated;
 }
+
+int tandem_malloc_trim(void) { return malloc_trim(0); }
 
 int tandem_unread_bytes(int fd) {
     int n = 0;

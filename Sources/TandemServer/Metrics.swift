@@ -24,6 +24,8 @@ final class Metrics {
     var refusals: [String: Int] = [:]
     /// Fan-out rounds started (docs/architecture.md, "Fan-out rounds"), and the members they wrote or armed.
     var fanoutRounds = 0
+    /// Heap trims after a burst of opens or closes (MemoryTrim.swift).
+    var memoryTrims = 0
     var fanoutArmed = 0
     /// What fan-out rounds cost: the pass over a room's members that writes (under TLS, arms) them.
     var fanoutRound = Histogram(bounds: [0.0001, 0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 1])
@@ -61,6 +63,12 @@ final class Metrics {
         out.metric("tandem_frames_handed_to_lws_total", "counter",
                    "Frames the socket did not take whole at once: lws sent or buffered the rest.",
                    [("", Int(tandem_frames_handed_to_lws()))])
+        out.metric("tandem_sockets_taken_total", "counter",
+                   "WebSocket connections taken off lws after their handshake, served by the server's own epoll set and frame reader (--sockets own).",
+                   [("", Int(tandem_links_taken()))])
+        out.metric("tandem_memory_trims_total", "counter",
+                   "Times the freed heap was handed back to the kernel (malloc_trim) after a burst of opens or closes settled.",
+                   [("", memoryTrims)])
         out.metric("tandem_send_batches_total", "counter",
                    "io_uring submits of fan-out rounds' frames (--sends io_uring): frame sends ÷ this is the batch size.",
                    [("", Int(tandem_batch_submits()))])

@@ -27,6 +27,7 @@ extension Server {
         let connection = Connection(session: session, wsi: own == nil ? wsi : nil, fd: own ?? lws_get_socket_fd(wsi), client: newClientID())
         limitUnsentBytes(connection.fd)
         connections[session] = connection
+        memoryTrim.note()
         if let own {
             connection.reader = FrameReader(maxMessage: config.maxFrame)
             ownSockets?[own] = .room(connection)
@@ -190,6 +191,7 @@ extension Server {
 
     func closed(_ connection: Connection) {
         connections[connection.session] = nil
+        memoryTrim.note()
         metrics.connectionsOpen -= 1
         let code = Int(connection.closing?.code ?? connection.peerCloseCode ?? 1006)
         metrics.closes[code, default: 0] += 1

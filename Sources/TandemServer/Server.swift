@@ -52,6 +52,8 @@ public final class Server {
     private var timerDue = Moment.zero
     /// The rooms waiting for a flush and the timer that wakes the loop for the earliest (Server+FanOut.swift).
     var flushes: FlushSchedule
+    /// When to hand freed heap back to the kernel (MemoryTrim.swift).
+    var memoryTrim = MemoryTrim()
     /// A reusable write buffer with LWS_PRE bytes of headroom.
     private var scratch = ScratchBuffer(capacity: 64 * 1024)
     /// The libuv loop, when `--event-loop uv`; lws runs inside it.
@@ -287,6 +289,12 @@ public final class Server {
         closeExpiredSessions(at: now)
         dropFailedConnections(at: now)
         hangUpOverdue(at: now)
+        if memoryTrim.tick(open: connections.count, at: now) {
+            let start = MonotonicClock.now()
+            _ = tandem_malloc_trim()
+            metrics.memoryTrims += 1
+            log.debug("memory: heap trimmed after a burst of connections in \(Int(MonotonicClock.now().seconds(since: start) * 1e6)) µs")
+        }
         if tandem_signal_received() != 0 { beginShutdown() }
     }
 

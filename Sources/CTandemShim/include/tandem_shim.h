@@ -142,6 +142,10 @@ int tandem_mask_violated(int fd);
 /* Bytes waiting in the socket's receive queue (FIONREAD), 0 on error. */
 int tandem_unread_bytes(int fd);
 
+/* glibc's malloc_trim(0): whole free pages inside the heap go back to the
+ * kernel. Returns 1 when memory was released. */
+int tandem_malloc_trim(void);
+
 /// Whether a frame header read from `fd` is one lws fails the connection for
 /// by itself (RSV bits, a reserved opcode, a fragmented or long control frame).
 /// lws then sends its close but, its frame parser left mid-header, cannot
