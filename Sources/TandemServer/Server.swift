@@ -225,7 +225,7 @@ public final class Server {
 
     /// The start line: where to connect, what is served, and the security mode.
     public var startLine: String {
-        "tandem listening on \(config.httpScheme)://\(config.host):\(port) rooms=\(rooms.order.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) sends=\(sendsName) \(service.startDescription) web=\(config.webRoot)"
+        "tandem listening on \(config.httpScheme)://\(config.host):\(port) rooms=\(rooms.order.joined(separator: ",")) mode=\(authGate == nil ? "open" : "token") event-loop=\(config.eventLoop.rawValue) sends=\(sendsName) sockets=\(ownSockets == nil ? "lws" : "own") \(service.startDescription) web=\(config.webRoot)"
     }
 
     /// How frames leave: `io_uring` (round batches), `send`, or `tls` (through lws and OpenSSL).
