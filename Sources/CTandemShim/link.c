@@ -227,6 +227,10 @@ int tandem_link_send_frame(int fd, int opcode, const unsigned char *payload, siz
     return tandem_link_hold(fd, iov, 2, (size_t)sent, total) == 0 ? 0 : -1;
 }
 
+void tandem_link_shutdown(int fd) {
+    if (fd >= 0) (void)shutdown(fd, SHUT_WR);
+}
+
 void tandem_link_close(int fd) {
     struct slot *s = existing(fd);
     if (s) {

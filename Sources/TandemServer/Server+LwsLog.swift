@@ -26,6 +26,8 @@ extension Server {
         var text = line
         while text.last == "\n" || text.last == "\r" { text.removeLast() }
         if noteHeaderOverflow(text) { return }
+        // How lws lets go of a connection whose socket the server took (Transport/): not a failure.
+        if ownSockets != nil && text.hasSuffix("user ESTABLISHED failed connection") { return }
         let name = level & Int32(LLL_ERR) != 0 ? "error" : level & Int32(LLL_WARN) != 0 ? "warn" : "notice"
         metrics.transport.lwsLogLines[name, default: 0] += 1
         if text.hasPrefix("accept: errno") { metrics.transport.acceptErrors += 1 }

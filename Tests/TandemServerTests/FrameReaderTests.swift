@@ -276,7 +276,7 @@ struct FrameReaderTests {
 
     @Test("accepts exactly the close codes that may be received, and only UTF-8 reasons")
     func closeCodes() {
-        func valid(_ code: Int) -> Bool { (1000...1003).contains(code) || (1007...1014).contains(code) || (3000...4999).contains(code) }
+        func valid(_ code: Int) -> Bool { (1000...1003).contains(code) || (1007...1011).contains(code) || (3000...4999).contains(code) }
         for code in 0...0xFFFF {
             let run = readFrames([closeFrame(UInt16(code))])
             if valid(code) {
@@ -287,7 +287,7 @@ struct FrameReaderTests {
                 #expect(run.events.isEmpty, "\(code)")
             }
         }
-        for code in [1004, 1005, 1006, 1015, 1016, 2999, 5000, 999, 0] { #expect(!FrameReader.mayBeReceived(closeCode: UInt16(code))) }
+        for code in [1004, 1005, 1006, 1012, 1014, 1015, 1016, 2999, 5000, 999, 0] { #expect(!FrameReader.mayBeReceived(closeCode: UInt16(code))) }
         let badReason = readFrames([closeFrame(1000, [0x6F, 0x6B, 0xC3])])
         #expect(badReason.failure?.code == 1007)
         #expect(badReason.events.isEmpty)

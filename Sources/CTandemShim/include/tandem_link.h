@@ -75,6 +75,11 @@ int tandem_link_send_frame(int fd, int opcode, const unsigned char *payload, siz
 struct iovec;
 int tandem_link_hold(int fd, const struct iovec *iov, int count, size_t skip, size_t total);
 
+/* Ends the server's side of the stream (a FIN after everything sent), while
+ * the client's side may still be read: after a close frame, when the client
+ * is still sending. */
+void tandem_link_shutdown(int fd);
+
 /* Forgets what is held and closes the socket (which leaves the epoll set). */
 void tandem_link_close(int fd);
 

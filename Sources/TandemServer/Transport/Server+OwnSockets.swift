@@ -162,9 +162,14 @@ extension Server {
             hangUp(link)
             return
         }
-        guard flushed == 1, case let .room(connection) = link else { return }
+        guard flushed == 1 else { return }
+        guard case let .room(connection) = link else {
+            if case let .echo(echo) = link, echo.closeSent { tandem_link_shutdown(fd) } // the close frame is out
+            return
+        }
         if connection.closeSent {
-            return // lingering: the client's close, or the deadline, ends it
+            tandem_link_shutdown(fd) // the close frame is out; lingering for the client's close, or its end of the stream
+            return
         }
         guard connection.armedSince != nil else { return }
         tandem_link_want_writable(fd, 0)
@@ -183,7 +188,12 @@ extension Server {
     }
 
     /// After our close frame: whether to hang up now. A client with bytes in
-    /// flight, or a close frame not yet out, lingers for `lingerSeconds`.
+    /// flight, or a close frame not yet out, lingers for `lingerSeconds`:
+    /// closing a socket with unread bytes would answer them with a reset,
+    /// which can destroy the close frame before the client reads it. The
+    /// server's side of the stream ends (a FIN) once the close frame is out,
+    /// so that the client sees the server close TCP first (RFC 6455 7.1.1),
+    /// and the server hangs up at the client's close frame or end of stream.
     func ownLingerOrHangUp(_ link: OwnLink) -> Bool {
         let fd: Int32
         switch link {
@@ -191,6 +201,7 @@ extension Server {
         case let .echo(echo): fd = echo.fd
         }
         guard tandem_unread_bytes(fd) > 0 || tandem_link_holds(fd) != 0 else { return true }
+        if tandem_link_holds(fd) == 0 { tandem_link_shutdown(fd) }
         let until = MonotonicClock.now().adding(seconds: Double(Self.lingerSeconds))
         switch link {
         case let .room(connection):
