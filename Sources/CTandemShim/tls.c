@@ -12,12 +12,6 @@ int tandem_tls_require_tls12(void *ctx) {
     return (int)SSL_CTX_set_min_proto_version((SSL_CTX *)ctx, TLS1_2_VERSION);
 }
 
-int tandem_tls_release_buffers(void *ctx) {
-    if (!ctx) return 0;
-    SSL_CTX_set_mode((SSL_CTX *)ctx, SSL_MODE_RELEASE_BUFFERS);
-    return 1;
-}
-
 int tandem_tls_set_server_name(void *ssl, const char *name) {
     return (int)SSL_set_tlsext_host_name((SSL *)ssl, name);
 }

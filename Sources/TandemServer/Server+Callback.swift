@@ -70,10 +70,6 @@ extension Server {
             // The two raw descriptors adopted: the server's own sockets' epoll set, and the OSC socket (Server+OSC.swift).
             if wsi == ownSockets?.watcher { serviceOwnSockets() } else { oscReadable() }
             return 0
-        case LWS_CALLBACK_OPENSSL_LOAD_EXTRA_SERVER_VERIFY_CERTS:
-            // The vhost's SSL_CTX, once, as TLS starts: idle connections give their buffers back.
-            _ = tandem_tls_release_buffers(user)
-            return 0
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             if tandem_signal_received() != 0 { beginShutdown() }
             return 0

@@ -12,11 +12,6 @@ long tandem_tls_legacy_protocols_off(void);
 /// Returns 1 on success. `ctx` is an SSL_CTX *.
 int tandem_tls_require_tls12(void *ctx);
 
-/* SSL_MODE_RELEASE_BUFFERS on a server's SSL_CTX: a connection's read and
- * write buffers (about 34 KiB) are freed whenever they are empty, so that an
- * idle TLS connection does not keep them. Returns 1 when set. */
-int tandem_tls_release_buffers(void *ctx);
-
 /// SSL_set_tlsext_host_name(ssl, name) is a macro over SSL_ctrl: the SNI a client
 /// sends so that a server with several certificates picks the right one. Returns 1 on success.
 int tandem_tls_set_server_name(void *ssl, const char *name);
