@@ -172,15 +172,7 @@ int tandem_link_hold(int fd, const struct iovec *iov, int count, size_t skip, si
         s->held = grown;
         s->capacity = (uint32_t)capacity;
     }
-    unsigned char *p = s->held + s->length;
-    for (int i = 0; i < count; i++) {
-        size_t n = iov[i].iov_len;
-        const unsigned char *src = iov[i].iov_base;
-        if (skip >= n) { skip -= n; continue; }
-        memcpy(p, src + skip, n - skip);
-        p += n - skip;
-        skip = 0;
-    }
+    tandem_gather(s->held + s->length, iov, count, skip);
     s->length = (uint32_t)needed;
     update_interest(fd, s);
     return 0;

@@ -34,11 +34,7 @@ size_t tandem_frame_header(unsigned char *h, size_t len) {
     return 10;
 }
 
-int tandem_hand_to_lws(struct lws *wsi, const struct iovec *iov, int count, size_t skip, size_t total) {
-    size_t rest = total - skip;
-    unsigned char *buf = malloc(LWS_PRE + rest);
-    if (!buf) return -1;
-    unsigned char *p = buf + LWS_PRE;
+void tandem_gather(unsigned char *p, const struct iovec *iov, int count, size_t skip) {
     for (int i = 0; i < count; i++) {
         size_t n = iov[i].iov_len;
         const unsigned char *src = iov[i].iov_base;
@@ -47,6 +43,13 @@ int tandem_hand_to_lws(struct lws *wsi, const struct iovec *iov, int count, size
         p += n - skip;
         skip = 0;
     }
+}
+
+int tandem_hand_to_lws(struct lws *wsi, const struct iovec *iov, int count, size_t skip, size_t total) {
+    size_t rest = total - skip;
+    unsigned char *buf = malloc(LWS_PRE + rest);
+    if (!buf) return -1;
+    tandem_gather(buf + LWS_PRE, iov, count, skip);
     handed_to_lws++;
     /* LWS_WRITE_RAW: no framing, straight to lws' send-or-buffer. */
     int written = lws_write(wsi, buf + LWS_PRE, rest, LWS_WRITE_RAW);

@@ -11,6 +11,9 @@
  * (room for 10 bytes); returns its length. */
 size_t tandem_frame_header(unsigned char *h, size_t len);
 
+/* Copies bytes `skip`.. of the `count` pieces of `iov`, one after the other, to `p`. */
+void tandem_gather(unsigned char *p, const struct iovec *iov, int count, size_t skip);
+
 /* Hands bytes `skip`.. of a frame (the `count` pieces of `iov`, `total`
  * bytes in all) to lws as raw bytes, which it sends or buffers ahead of
  * anything else on the connection; counted in tandem_frames_handed_to_lws.
