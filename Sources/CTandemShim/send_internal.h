@@ -20,10 +20,6 @@ void tandem_gather(unsigned char *p, const struct iovec *iov, int count, size_t 
  * Returns 0, or -1 when the connection is broken. */
 int tandem_hand_to_lws(struct lws *wsi, const struct iovec *iov, int count, size_t skip, size_t total);
 
-/* Whether unsent bytes of earlier frames wait on the connection: in lws
- * (`wsi`), or for a socket taken off lws (`wsi` NULL) in tandem_link. */
-int tandem_holds_unsent(struct lws *wsi, int fd);
-
 /* tandem_hand_to_lws, or for a socket taken off lws (`wsi` NULL) held by
  * tandem_link until the socket is writable. */
 int tandem_hand_over(struct lws *wsi, int fd, const struct iovec *iov, int count, size_t skip, size_t total);

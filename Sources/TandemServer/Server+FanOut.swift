@@ -125,7 +125,7 @@ extension Server {
         var reached = 0
         var shared = 0
         for connection in host.members.values where connection.armedSince == nil && connection.closing == nil {
-            if connection.lwsMayHold { connection.lwsMayHold = holdsUnsent(connection) }
+            if connection.lwsMayHold { connection.lwsMayHold = tandem_holds_unsent(connection.wsi, connection.fd) != 0 }
             if connection.welcome != nil || connection.presets != nil || connection.lwsMayHold {
                 if host.room.hasPendingFrame(for: connection.client) || connection.presets != nil {
                     arm(connection, at: now)
@@ -171,12 +171,6 @@ extension Server {
 
     /// Under TLS: arms every member that has a frame waiting; each is written
     /// from its writable callback with everything new by then. Returns the members armed.
-    /// Whether bytes of an earlier frame wait unsent: in lws, or held for the server's own socket.
-    private func holdsUnsent(_ connection: Connection) -> Bool {
-        guard let wsi = connection.wsi else { return tandem_link_holds(connection.fd) != 0 }
-        return lws_partial_buffered(wsi) != 0
-    }
-
     private func armRound(_ host: RoomHost, at now: Moment) -> Int {
         var armed = 0
         for connection in host.members.values

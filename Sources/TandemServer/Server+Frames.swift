@@ -77,14 +77,11 @@ extension Server {
         return 0
     }
 
-    /// Whether a client may send `code` in a close frame (RFC 6455 7.4.1-7.4.2:
-    /// the defined codes a client has reason to send, and 3000-4999; the same
-    /// set lws 4.1 checks, which rewrites the others below 5000 to 1002 itself).
+    /// Whether a client may send `code` in a close frame: the one rule, which
+    /// the server's own frame reader applies too (`FrameReader.mayBeReceived`;
+    /// the same set lws 4.1 checks, which rewrites the others below 5000 to 1002 itself).
     static func mayBeSent(closeCode code: UInt16) -> Bool {
-        switch code {
-        case 1000...1003, 1007...1011, 3000...4999: true
-        default: false
-        }
+        FrameReader.mayBeReceived(closeCode: code)
     }
 
     /// Sets the close reason of a protocol violation, counted and logged; the caller returns -1.

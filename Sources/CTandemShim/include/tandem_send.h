@@ -24,6 +24,10 @@ int tandem_send_text(struct lws *wsi, int fd, const unsigned char *a, size_t na,
                      const unsigned char *b, size_t nb,
                      const unsigned char *c, size_t nc);
 
+/* Whether unsent bytes of earlier frames wait on the connection: in lws
+ * (`wsi`), or for a socket taken off lws (`wsi` NULL) in tandem_link. */
+int tandem_holds_unsent(struct lws *wsi, int fd);
+
 /* The sends tandem_send_text made (send or sendmsg calls) and the frames it handed
  * to lws in part or whole, since the process started. */
 unsigned long long tandem_direct_sends(void);

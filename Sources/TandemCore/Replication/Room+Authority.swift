@@ -27,8 +27,7 @@ extension Room {
     mutating func register(_ client: ClientID, name: String, role: Role, ack: Int, at now: Moment) -> (Admission, [Effect]) {
         if let admission = admission(of: client) { return (admission, []) }
         let (_, effects) = join(client, name: name, role: role, at: now)
-        members[client]?.lastSeq = ack
-        members[client]?.ack = ack
+        members[client]?.ack = ack // and so its `lastSeq` (Member.swift)
         return (admission(of: client)!, effects)
     }
 

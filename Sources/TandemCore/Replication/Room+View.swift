@@ -132,8 +132,7 @@ extension Room {
         }
         var member = Member(peer: admission.peer, role: admission.role, cursor: log.stamp, joinedAt: 0, announced: false,
                             bucket: TokenBucket(burst: limits.burst))
-        member.lastSeq = admission.ack
-        member.ack = admission.ack
+        member.ack = admission.ack // and so its `lastSeq` (Member.swift)
         if let remote = remotePeers.removeValue(forKey: client) {
             member.announced = true
             member.joinedAt = remote.joinedAt

@@ -236,8 +236,7 @@ struct Member: Sendable {
 
     /// Takes `seq` as processed: it becomes the `ack` of the next frame.
     mutating func process(seq: Int) {
-        lastSeq = seq
-        ack = seq
+        ack = seq // and so `lastSeq`
         ackDirty = true
     }
 

@@ -200,8 +200,9 @@ extension Server {
         case let .room(connection): fd = connection.fd
         case let .echo(echo): fd = echo.fd
         }
-        guard tandem_unread_bytes(fd) > 0 || tandem_link_holds(fd) != 0 else { return true }
-        if tandem_link_holds(fd) == 0 { tandem_link_shutdown(fd) }
+        let holds = tandem_link_holds(fd) != 0
+        guard holds || tandem_unread_bytes(fd) > 0 else { return true }
+        if !holds { tandem_link_shutdown(fd) }
         let until = MonotonicClock.now().adding(seconds: Double(Self.lingerSeconds))
         switch link {
         case let .room(connection):
