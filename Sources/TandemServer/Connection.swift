@@ -65,6 +65,10 @@ final class Connection {
     /// Whether its welcome was made (a local room's at once, a replicated
     /// room's after the owner's admission).
     var welcomed = false
+    /// Where this connection's member is in its room's `MemberTable`, as the
+    /// last round found it (-1: not yet): a round tries it before the id.
+    /// Beside the flags above, in what would be padding.
+    var memberSlot: Int32 = -1
 
     /// What few connections use, made on first use.
     private var rare: Rare?

@@ -133,7 +133,10 @@ extension Server {
                 }
                 continue
             }
-            switch host.share(of: round, for: connection.client) {
+            var slot = Int(connection.memberSlot)
+            let share = host.share(of: round, for: connection.client, slot: &slot)
+            if slot != Int(connection.memberSlot) { connection.memberSlot = Int32(truncatingIfNeeded: slot) }
+            switch share {
             case .nothing:
                 continue
             case .own:

@@ -53,9 +53,18 @@ extension Room {
     /// round's stamp and it shares the round's update; out of step, it needs
     /// `nextFrame(for:)`. One lookup, and the member is changed in place.
     public mutating func share(of round: RoundUpdate, for client: ClientID) -> RoundShare {
-        guard !withholdingFrames else { return .nothing }
+        var slot = -1
+        return share(of: round, for: client, slot: &slot)
+    }
+
+    /// `share(of:for:)` for a caller that remembers the member's slot (a
+    /// connection): `slot` is tried first and set to where the member is, so
+    /// that a round reaches each member without a hash of its id (MemberTable).
+    public mutating func share(of round: RoundUpdate, for client: ClientID, slot: inout Int) -> RoundShare {
+        guard !withholdingFrames, let found = members.slot(of: client, hint: slot) else { return .nothing }
+        slot = found
         let ownPeerChanged = !round.peers.isEmpty && round.peers.contains(client)
-        return members[client]?.share(round, ownPeerChanged: ownPeerChanged) ?? .nothing
+        return members[slot: found].share(round, ownPeerChanged: ownPeerChanged)
     }
 
     /// Appends to `update` the items of the change log after `cursor`, as

@@ -50,4 +50,8 @@ public struct RoomView: Sendable {
     public mutating func share(of round: RoundUpdate, for client: ClientID) -> RoundShare {
         room.share(of: round, for: client)
     }
+
+    public mutating func share(of round: RoundUpdate, for client: ClientID, slot: inout Int) -> RoundShare {
+        room.share(of: round, for: client, slot: &slot)
+    }
 }

@@ -34,7 +34,7 @@ public struct Room: Sendable {
     var slots: [Slot] = []
     /// The first slot of each control; a control's slots follow its thumbs' order.
     var firstSlot: [Int] = []
-    var members: [ClientID: Member] = [:]
+    var members = MemberTable()
     /// Peers that left, with the earliest stamp at which they were announced (a rejoin under
     /// the same id keeps it), until every member has seen them go.
     var departed: [ClientID: UInt64] = [:]

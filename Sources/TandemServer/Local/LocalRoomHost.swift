@@ -19,7 +19,9 @@ final class LocalRoomHost: RoomHost {
 
     override func nextFrame(for client: ClientID) -> Frame? { engine.nextFrame(for: client) }
     override func openRound() -> RoundUpdate? { engine.openRound() }
-    override func share(of round: RoundUpdate, for client: ClientID) -> RoundShare { engine.share(of: round, for: client) }
+    override func share(of round: RoundUpdate, for client: ClientID, slot: inout Int) -> RoundShare {
+        engine.share(of: round, for: client, slot: &slot)
+    }
 }
 
 extension LocalRooms {

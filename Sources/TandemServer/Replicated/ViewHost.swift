@@ -15,7 +15,9 @@ final class ViewHost: RoomHost {
 
     override func nextFrame(for client: ClientID) -> Frame? { view.nextFrame(for: client) }
     override func openRound() -> RoundUpdate? { view.openRound() }
-    override func share(of round: RoundUpdate, for client: ClientID) -> RoundShare { view.share(of: round, for: client) }
+    override func share(of round: RoundUpdate, for client: ClientID, slot: inout Int) -> RoundShare {
+        view.share(of: round, for: client, slot: &slot)
+    }
 }
 
 extension ReplicatedRooms {

@@ -18,8 +18,10 @@ class RoomHost {
     func nextFrame(for client: ClientID) -> Frame? { fatalError("abstract") }
     /// Opens a fan-out round (`Room.openRound()`).
     func openRound() -> RoundUpdate? { fatalError("abstract") }
-    /// The member's share of a round (`Room.share(of:for:)`).
-    func share(of round: RoundUpdate, for client: ClientID) -> RoundShare { fatalError("abstract") }
+    /// The member's share of a round (`Room.share(of:for:slot:)`): `slot`,
+    /// the member's slot as its connection remembers it, is tried first and
+    /// set to where the member is.
+    func share(of round: RoundUpdate, for client: ClientID, slot: inout Int) -> RoundShare { fatalError("abstract") }
 
     var encoder = UpdateEncoder()
     var members: [ClientID: Connection] = [:]
