@@ -6,6 +6,7 @@
 #include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 /* One chunk: up to CHUNK frames copied into `arena`, sent with one submit. */
@@ -24,6 +25,10 @@ static int queued;
 static struct not_whole_entry *not_whole;
 static int not_whole_count, not_whole_capacity;
 static unsigned long long submits;
+/* Sockets registered with the ring, by descriptor (tandem_batch_fix): the
+ * table has `fixed_capacity` entries, one per descriptor below it. */
+static unsigned char *fixed;
+static int fixed_capacity;
 
 unsigned long long tandem_batch_submits(void) { return submits; }
 
@@ -41,7 +46,31 @@ int tandem_batch_open(void) {
     arena = malloc(ARENA);
     if (!arena) { io_uring_queue_exit(&ring); return -ENOMEM; }
     ready = 1;
+    /* A sparse table of registered files, one entry per possible descriptor
+     * (up to the descriptor limit, at most 64 Ki): without it every send
+     * looks its socket up and takes a reference for the send's length. */
+    struct rlimit limit;
+    int capacity = getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < 65536 ? (int)limit.rlim_cur : 65536;
+    fixed = calloc((size_t)capacity, 1);
+    if (fixed && io_uring_register_files_sparse(&ring, (unsigned)capacity) == 0) {
+        fixed_capacity = capacity;
+    } else {
+        free(fixed);
+        fixed = NULL;
+    }
     return 0;
+}
+
+void tandem_batch_fix(int fd) {
+    if (fd < 0 || fd >= fixed_capacity || fixed[fd]) return;
+    if (io_uring_register_files_update(&ring, (unsigned)fd, &fd, 1) == 1) fixed[fd] = 1;
+}
+
+void tandem_batch_unfix(int fd) {
+    if (fd < 0 || fd >= fixed_capacity || !fixed[fd]) return;
+    int none = -1;
+    (void)io_uring_register_files_update(&ring, (unsigned)fd, &none, 1);
+    fixed[fd] = 0;
 }
 
 static void remember_not_whole(struct lws *wsi, int fd) {
@@ -123,6 +152,7 @@ void tandem_batch_text(struct lws *wsi, int fd, const unsigned char *a, size_t n
         return;
     }
     io_uring_prep_send(sqe, fd, frame, total, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (fd < fixed_capacity && fixed[fd]) sqe->flags |= IOSQE_FIXED_FILE; /* index = descriptor */
     io_uring_sqe_set_data64(sqe, (unsigned long long)queued);
     queue[queued] = (struct queued){ wsi, fd, frame, total };
     queued++;

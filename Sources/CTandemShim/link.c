@@ -115,6 +115,7 @@ int tandem_link_take(struct lws *wsi) {
     }
     s->watched = 1;
     taken++;
+    tandem_batch_fix(own);
     return own;
 }
 
@@ -224,6 +225,7 @@ void tandem_link_shutdown(int fd) {
 }
 
 void tandem_link_close(int fd) {
+    tandem_batch_unfix(fd); /* before the close: the ring holds a reference */
     struct slot *s = existing(fd);
     if (s) {
         free(s->held);

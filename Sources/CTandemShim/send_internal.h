@@ -24,4 +24,11 @@ int tandem_hand_to_lws(struct lws *wsi, const struct iovec *iov, int count, size
  * tandem_link until the socket is writable. */
 int tandem_hand_over(struct lws *wsi, int fd, const struct iovec *iov, int count, size_t skip, size_t total);
 
+/* Registers a socket taken off lws with the ring, at index `fd`, so that its
+ * batched sends skip the kernel's descriptor lookup (IOSQE_FIXED_FILE); a
+ * no-op without the ring or past its table. tandem_batch_unfix undoes it and
+ * must come before the socket is closed: the ring holds a reference to it. */
+void tandem_batch_fix(int fd);
+void tandem_batch_unfix(int fd);
+
 #endif

@@ -29,6 +29,12 @@ final class OwnSockets {
     var events: [tandem_link_event]
     /// How many links are open.
     private(set) var count = 0
+    /// Whether the server is in a turn of the epoll set's events: members
+    /// armed meanwhile whose socket holds nothing unsent are written at the
+    /// turn's end (`ready`), without asking the kernel for EPOLLOUT.
+    var inTurn = false
+    /// Members armed during this turn, written at its end (`Server.writeReady`).
+    var ready: [Connection] = []
 
     static let readCapacity = 64 * 1024
     static let eventBatch = 256
