@@ -49,6 +49,36 @@ struct LocalRoomsTests {
         #expect(delivery.calls.last == .broadcast("demo"))
     }
 
+    @Test("a drag move's ack rides the round that carries the move; begin, end and a move that shows nothing are acked at once")
+    func moveAcksRideTheRound() throws {
+        let service = try rooms()
+        let host = try #require(service.rooms["demo"])
+        let ann = member(1), bob = member(2)
+        service.join(ann, to: host, name: "Ann", role: .editor, since: nil, at: .seconds(1))
+        service.join(bob, to: host, name: "Bob", role: .editor, since: nil, at: .seconds(1))
+
+        delivery.forget()
+        service.receive(message(#"{"type":"drag","seq":1,"control":"gain","phase":"begin"}"#), from: ann, in: host, at: .seconds(2))
+        #expect(delivery.arms(of: ann.client) == 1, "a begin's ack goes out at once")
+
+        delivery.forget()
+        service.receive(message(#"{"type":"drag","seq":2,"control":"gain","phase":"move","dx":0.1}"#), from: ann, in: host, at: .seconds(2.01))
+        #expect(delivery.calls == [.broadcast("demo")], "the move goes to everyone's round, its ack with it")
+        #expect(host.room.hasPendingFrame(for: ann.client), "the round owes Ann her ack")
+
+        delivery.forget()
+        service.receive(message(#"{"type":"drag","seq":3,"control":"gain","phase":"move","dx":0.1}"#), from: ann, in: host, at: .seconds(2.02))
+        #expect(delivery.calls == [.arm(ann.client)], "a move to where the thumb already is shows nobody anything: acked at once")
+
+        delivery.forget()
+        service.receive(message(#"{"type":"drag","seq":4,"control":"nope","phase":"move","dx":0.2}"#), from: ann, in: host, at: .seconds(2.03))
+        #expect(delivery.arms(of: ann.client) >= 1 && !delivery.calls.contains(.broadcast("demo")), "a refused move: its reject and ack at once")
+
+        delivery.forget()
+        service.receive(message(#"{"type":"drag","seq":5,"control":"gain","phase":"end"}"#), from: ann, in: host, at: .seconds(2.04))
+        #expect(delivery.arms(of: ann.client) == 1 && delivery.calls.contains(.broadcast("demo")), "an end's ack goes out at once")
+    }
+
     @Test("a refused message is answered to its sender alone, with the room unchanged")
     func refusal() throws {
         let service = try rooms()

@@ -22,10 +22,12 @@ extension LocalRooms {
     func receive(_ message: [UInt8], from connection: Connection, in host: RoomHost, at now: Moment) {
         let host = local(host)
         let effects: [Effect]
+        var ackRidesRound = false
         switch MessageDecoder.decode(message) {
         case let .message(decoded):
             metrics.messagesIn[decoded.operation.kindName, default: 0] += 1
             effects = host.room.apply(decoded, from: connection.client, at: now)
+            if case .drag(_, _, .move, _) = decoded.operation { ackRidesRound = true }
         case let .refused(seq, code, text):
             metrics.messagesIn["invalid", default: 0] += 1
             effects = host.room.refuse(connection.client, seq: seq, code: code, message: text)
@@ -41,7 +43,7 @@ extension LocalRooms {
                 (step: (inout Room) -> Void) in step(&host.room)
             }
         }
-        dispatch(effects, in: host, arrival: now)
+        dispatch(effects, in: host, arrival: now, ackRidesRound: ackRidesRound)
     }
 
     /// A member's connection closed: it leaves the room.
@@ -67,8 +69,11 @@ extension LocalRooms {
     /// bridge, a gesture entry too; then the outcome is routed like any
     /// room's (`route`: acks and rejects wake their recipient, the rest goes
     /// by the fan-out round).
-    func dispatch(_ effects: [Effect], in host: LocalRoomHost, arrival: Moment) {
+    /// `ackRidesRound`: the effects are a drag move's, whose ack may wait
+    /// for the round that carries the move (`RoomOutcome.ackRidesRound`).
+    func dispatch(_ effects: [Effect], in host: LocalRoomHost, arrival: Moment, ackRidesRound: Bool = false) {
         var outcome = RoomOutcome()
+        outcome.ackRidesRound = ackRidesRound
         for effect in effects {
             switch effect {
             case let .commit(commit):

@@ -15,13 +15,20 @@ struct RoomOutcome {
     var committed: [Int] = []
     /// Whether everyone should see something: a change, a join or leave, a presence refresh.
     var everyone = false
+    /// Whether the acks may ride the fan-out round instead of a frame of
+    /// their own: a drag move's, when the move gives everyone something to
+    /// see (so a round is coming, within the deadline). Nobody waits on a
+    /// move's ack (a drag's `end` is acked at once, as is every other
+    /// message), and a frame of its own per move cost the server about five
+    /// times a round's frame (docs/benchmarks.md, "Per frame: …").
+    var ackRidesRound = false
 }
 
 extension RoomServiceBase {
     /// The one effect router: an ack or a reject wakes its one recipient at
     /// once (a reject is counted and logged, and a flood of `rate_limited`
     /// closes its sender); what everyone should see goes out by the room's
-    /// fan-out round. A reject to someone who is not a connection here (an
+    /// fan-out round, and so does a drag move's ack (`ackRidesRound`). A reject to someone who is not a connection here (an
     /// OSC writer) is counted, and logged unless the bridge logs it as a drop.
     func route(_ outcome: RoomOutcome, in host: RoomHost, at now: Moment) {
         for reject in outcome.rejects {
@@ -34,8 +41,10 @@ extension RoomServiceBase {
                 logReject(reject)
             }
         }
-        for client in outcome.acked {
-            if let connection = host.members[client] { arm(connection, at: now) }
+        if !(outcome.ackRidesRound && outcome.everyone) {
+            for client in outcome.acked {
+                if let connection = host.members[client] { arm(connection, at: now) }
+            }
         }
         guard outcome.everyone else { return }
         host.offered += outcome.offered
