@@ -265,7 +265,7 @@ extension Server {
         connection.armedSince = now
         if let wsi = connection.wsi {
             lws_callback_on_writable(wsi)
-        } else if let own = ownSockets, own.inTurn, tandem_holds_unsent(nil, connection.fd) == 0 {
+        } else if let own = ownSockets, own.inTurn, tandem_link_holds(connection.fd) == 0 {
             own.ready.append(connection) // writable now: written at the turn's end (writeReady)
         } else {
             tandem_link_want_writable(connection.fd, 1)

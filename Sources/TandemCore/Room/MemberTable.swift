@@ -26,8 +26,8 @@ struct MemberTable: Sendable {
     var isEmpty: Bool { storage.isEmpty }
     /// The members' ids, in no particular order.
     var keys: Dictionary<ClientID, Int>.Keys { slotOf.keys }
-    /// The members, in slot order.
-    var values: [Member] { storage.map { $0! } }
+    /// The members, in slot order: a view, as a dictionary's `values` is, not a copy.
+    var values: LazyMapSequence<[Member?], Member> { storage.lazy.map { $0! } }
 
     subscript(client: ClientID) -> Member? {
         get { slotOf[client].map { storage[$0] } ?? nil }

@@ -28,8 +28,9 @@ extension RoomServiceBase {
     /// The one effect router: an ack or a reject wakes its one recipient at
     /// once (a reject is counted and logged, and a flood of `rate_limited`
     /// closes its sender); what everyone should see goes out by the room's
-    /// fan-out round, and so does a drag move's ack (`ackRidesRound`). A reject to someone who is not a connection here (an
-    /// OSC writer) is counted, and logged unless the bridge logs it as a drop.
+    /// fan-out round, and so does a drag move's ack (`ackRidesRound`). A
+    /// reject to someone who is not a connection here (an OSC writer) is
+    /// counted, and logged unless the bridge logs it as a drop.
     func route(_ outcome: RoomOutcome, in host: RoomHost, at now: Moment) {
         for reject in outcome.rejects {
             metrics.rejects[reject.code, default: 0] += 1
