@@ -29,6 +29,8 @@ TEST_PKGS += redis-server haproxy
 CLUSTER_PKGS := redis-server haproxy
 # The robustness suite (pytests/robustness/): Sentinel for failovers, libfaketime for clock jumps.
 TEST_PKGS += faketime redis-sentinel
+# The operations kit (deploy/): promtool checks the alert and recording rules and the live /metrics.
+TEST_PKGS += prometheus
 # The OSC bridge (--osc-send, --osc-listen): liblo to build; its oscsend/oscdump to try it (docs/osc.md).
 RUN_PKGS  += liblo-dev
 TEST_PKGS += liblo-tools

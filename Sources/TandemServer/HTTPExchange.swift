@@ -17,6 +17,9 @@ final class HTTPExchange {
     var relayed = false
     /// The `Host` header, when it passed the policy (the CSP's WebSocket origin).
     var host: String?
+    /// The `Origin` header, when the request passed the policy: a page of an
+    /// `--allow-origin` origin gets `Access-Control-Allow-Origin` back (CrossOrigin.swift).
+    var origin: String?
     /// The `If-None-Match` header (static files: 304 when it names the file's ETag).
     var ifNoneMatch: String?
     /// When the request's headers were complete: the body deadline counts from it.

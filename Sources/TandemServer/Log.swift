@@ -2,8 +2,9 @@
 import Glibc
 #endif
 
-/// One line per event on standard error: `LEVEL message`. Lines are written
-/// whole with one `write`, so they never interleave.
+/// One line per event on standard error: `LEVEL message`, or a JSON object
+/// with `--log-format json` (LogFormat.swift). Lines are written whole with
+/// one `write`, so they never interleave.
 ///
 /// Every line goes through `Log.escaped`: text a client chose (a URL path, a
 /// header, a name, a close reason, a token's claims) reaches the log inside
@@ -13,9 +14,12 @@ import Glibc
 public struct Log: Sendable {
     /// The most verbose level written.
     public var level: LogLevel
+    /// Text or JSON lines.
+    public var format: LogFormat
 
-    public init(level: LogLevel) {
+    public init(level: LogLevel, format: LogFormat = .text) {
         self.level = level
+        self.format = format
     }
 
     /// A line written whatever the level: the start line people and scripts wait for.
@@ -27,7 +31,7 @@ public struct Log: Sendable {
 
     private func write(_ at: LogLevel, _ message: () -> String, label: String? = nil) {
         guard at <= level else { return }
-        var line = "\(label ?? at.name) \(Self.escaped(message()))\n"
+        var line = format.line(label: label ?? at.name, message: Self.escaped(message()), unixMillis: LogFormat.nowMillis())
         line.withUTF8 { bytes in
             _ = Glibc.write(2, bytes.baseAddress, bytes.count)
         }

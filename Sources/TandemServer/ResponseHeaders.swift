@@ -38,7 +38,7 @@ enum ResponseHeaders {
 extension Server {
     /// The security headers for `exchange`'s answer.
     func responseHeaders(_ exchange: HTTPExchange) -> [(String, String)] {
-        let headers = ResponseHeaders.security(host: exchange.host)
+        let headers = ResponseHeaders.security(host: exchange.host) + crossOriginHeaders(exchange) // CrossOrigin.swift
         guard exchange.path == "/api" || exchange.path.hasPrefix("/api/") else { return headers }
         return headers + [ResponseHeaders.api]
     }

@@ -54,7 +54,7 @@ enum RoomFiles {
     }
 
     /// The bytes of the file at `path` (room files are small: at most 1 MiB).
-    private static func read(_ path: String) throws(ServerError) -> [UInt8] {
+    static func read(_ path: String) throws(ServerError) -> [UInt8] {
         guard let file = fopen(path, "rb") else {
             throw ServerError(description: "\(path): cannot read: \(String(cString: strerror(errno)))")
         }

@@ -163,6 +163,8 @@ extension Server {
             text += service.exposition()
             if let osc { text += osc.metrics.exposition() }
             return .text(200, text, contentType: "text/plain; version=0.0.4; charset=utf-8")
+        case (_, "api") where parts.count == 2 && parts[1] == "openapi.json":
+            return exchange.method == .get ? openAPIDocument() : .methodNotAllowed("GET") // Server+OpenAPI.swift
         case (_, "api"):
             if let refusal = authorizeAPI(exchange, Array(parts.dropFirst())) { return refusal }
             if let refusal = budgetRefusal(exchange, Array(parts.dropFirst())) { return refusal } // HTTPBudget.swift

@@ -23,6 +23,7 @@ extension Server {
         let verdict = verdict(wsi, checksOrigin: stateChanging, peer: exchange.peer)
         guard verdict != .pass else {
             exchange.host = header(wsi, WSI_TOKEN_HOST)
+            exchange.origin = header(wsi, WSI_TOKEN_ORIGIN)
             return nil
         }
         noteRefusal(verdict, what: "\(exchange.method.name) \(exchange.path)", peer: exchange.peer)

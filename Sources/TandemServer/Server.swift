@@ -93,7 +93,7 @@ public final class Server {
     public init(config: ServerConfig, rooms schemas: [RoomSchema]) throws(ServerError) {
         self.config = config
         sends = SendPath(tls: config.tls != nil, sends: config.sends)
-        log = Log(level: config.logLevel)
+        log = Log(level: config.logLevel, format: config.logFormat)
         lines = LogLines(log: log, metrics: metrics)
         authGate = config.access.authEnabled ? AuthGate(settings: config.access) : nil
         sockets = Self.makeSocketTable(config)

@@ -26,6 +26,8 @@ public struct ServerConfig: Sendable, Hashable {
     public var slowTimeout: Double = 30
     /// How much is logged.
     public var logLevel: LogLevel = .info
+    /// How log lines are written: `text` or `json` (one object per line).
+    public var logFormat: LogFormat = .text
     /// The lws event loop: `poll` (lws' own) or `uv` (libuv, epoll).
     public var eventLoop: EventLoop = .uv
     /// How a fan-out round sends its frames on plain TCP: in io_uring batches

@@ -28,6 +28,8 @@ enum Flags {
       --sockets WHO        own (an upgraded plain connection is served by the server's
                            own epoll set, frame reader and sends) or lws (default own)
       --log-level LEVEL    error, warn, info or debug (default info)
+      --log-format FORMAT  text (LEVEL message) or json (one object per line: time,
+                           level, message) (default text)
       --rooms DIR          serve the rooms of DIR/*.json (one room each) after the demo room
       --history-keep KEEP  keep the last N commits per room (N) or those younger than an
                            age (30d, 12h, 90m, 45s), pruned in bounded passes every 10 s;
@@ -109,6 +111,11 @@ enum Flags {
                     throw Problem(message: "--log-level must be error, warn, info or debug, not '\(value)'")
                 }
                 config.logLevel = level
+            case "log-format":
+                guard let format = LogFormat(rawValue: value) else {
+                    throw Problem(message: "--log-format must be text or json, not '\(value)'")
+                }
+                config.logFormat = format
             case "rooms":
                 guard !value.isEmpty else { throw Problem(message: "--rooms must not be empty") }
                 config.roomsDir = value

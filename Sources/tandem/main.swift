@@ -6,8 +6,10 @@ import TandemServer
 
 /// `tandem`: flags → config → server. Exits 0 after a clean shutdown, 1 when it
 /// cannot start, 2 on a bad flag. `tandem token …` mints a token instead (TokenCommand.swift).
-func fail(_ message: String, code: Int32) -> Never {
-    var line = "tandem: \(message)\n"
+/// Once the flags are read, in the format they ask for (`--log-format`).
+func fail(_ message: String, code: Int32, format: LogFormat = .text) -> Never {
+    var line = format == .text ? "tandem: \(message)\n"
+        : format.line(label: "error", message: Log.escaped("tandem: \(message)"), unixMillis: LogFormat.nowMillis())
     line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     exit(code)
 }
@@ -34,7 +36,7 @@ do {
 do {
     try Flags.loadSecrets(into: &config, environment: environmentSecret)
 } catch {
-    fail(error.message, code: 2)
+    fail(error.message, code: 2, format: config.logFormat)
 }
 
 do {
@@ -42,5 +44,5 @@ do {
     server.run()
     exit(0)
 } catch {
-    fail(error.description, code: 1)
+    fail(error.description, code: 1, format: config.logFormat)
 }

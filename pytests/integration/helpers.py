@@ -40,7 +40,8 @@ if str(ROOT) not in sys.path:
 from pytests.support import START_WAIT, WAIT, Lines, stop, wait_until  # noqa: E402  (re-exported for the tests)
 
 SUBPROTOCOL = "tandem.v1"
-START_LINE = re.compile(r"^info tandem listening on https?://\S+?:(\d+) rooms=")
+START_LINE = re.compile(r'^(?:info |\{"time":"[^"]*","level":"info","message":")'  # text, or --log-format json
+                        r"tandem listening on https?://\S+?:(\d+) rooms=")
 
 Frame = dict[str, Any]
 Predicate = Callable[[Frame], bool]

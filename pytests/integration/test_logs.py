@@ -1,11 +1,14 @@
-"""The server's log lines on stderr: `LEVEL message`."""
+"""The server's log lines on stderr: `LEVEL message`, or JSON objects with `--log-format json`."""
 
+import json
+import re
 import socket
+import subprocess
 import time
 
 import pytest
 
-from helpers import OP_TEXT, WAIT, RawWebSocket, open_websocket, wait_closed
+from helpers import OP_TEXT, ROOT, WAIT, RawWebSocket, open_websocket, wait_closed
 
 CONNECTION_BURST = 50
 """Lines of one kind of a connection's life per 10 s (LogThrottle.connectionBurst)."""
@@ -125,3 +128,60 @@ def test_a_flood_of_rejects_writes_a_bounded_number_of_lines(server, connect):
     log_barrier(server, "after-rejects")
     lines = server.log_lines(rf"reject {ann.id}\b.*code=unknown_control")
     assert 0 < len(lines) <= min(REJECT_BURST * windows(started), 39), len(lines)
+
+
+# --log-format json (LogFormat.swift; docs/operations.md, "Logs")
+
+
+def json_lines(server) -> list[dict]:
+    """Every stderr line so far, each parsed as one JSON object with exactly time, level and message."""
+    objects = []
+    for line in list(server.stderr_lines):
+        obj = json.loads(line)
+        assert list(obj) == ["time", "level", "message"], line
+        assert obj["level"] in ("error", "warn", "info", "debug"), line
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", obj["time"]), line
+        objects.append(obj)
+    return objects
+
+
+def test_json_logs_write_one_object_per_line_with_the_text_lines_messages(start_server, connect):
+    server = start_server("--log-format", "json")
+    start = json_lines(server)[0]
+    assert start["level"] == "info" and start["message"].startswith(f"tandem listening on http://127.0.0.1:{server.port} ")
+    warn = server.wait_for_log(r'"level":"warn","message":"auth is off')
+    client = connect(server, name="ann")
+    seq = client.set("nope", 1)
+    client.expect(lambda f: f.get("type") == "reject" and f.get("seq") == seq)
+    server.wait_for_log(r'"message":"reject ')
+    objects = json_lines(server)
+    assert any(o["message"].startswith("auth is off") for o in objects), warn
+    assert any(o["level"] == "info" and o["message"].startswith("reject ") for o in objects)
+
+
+def test_json_logs_keep_control_bytes_escaped_inside_the_message(start_server):
+    server = start_server("--log-format", "json")
+    with socket.create_connection(("127.0.0.1", server.port), timeout=WAIT) as sock:
+        sock.sendall(b'GET /%1B[31m"red%07 HTTP/1.1\r\nHost: attacker.example\r\n\r\n')
+        assert sock.recv(65536).startswith(b"HTTP/1.1 421 ")
+    server.wait_for_log(r"refused GET /")
+    refused = [o for o in json_lines(server) if o["message"].startswith("refused GET /")]
+    assert len(refused) == 1 and '\\x1b[31m"red\\x07' in refused[0]["message"], refused
+    assert "\x1b" not in "\n".join(server.stderr_lines)
+
+
+def test_a_bad_log_format_exits_2_naming_the_flag(tandem_binary):
+    result = subprocess.run([str(tandem_binary), "--log-format", "xml", "--port", "0", "--data", ":memory:"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+    assert result.returncode == 2
+    assert "--log-format must be text or json, not 'xml'" in result.stderr
+
+
+def test_a_failed_start_is_reported_as_json_when_asked(tandem_binary, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    result = subprocess.run([str(tandem_binary), "--log-format", "json", "--port", "0", "--data", str(blocker / "x" / "t.db")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=WAIT)
+    assert result.returncode == 1
+    last = json.loads(result.stderr.strip().splitlines()[-1])
+    assert last["level"] == "error" and last["message"].startswith("tandem: ") and str(blocker) in last["message"]
