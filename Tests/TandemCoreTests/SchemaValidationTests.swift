@@ -215,7 +215,7 @@ struct SchemaValidationTests {
     @Test("a control id with a space, a slash or another bad character or length is refused and named by position")
     func badControlID() {
         let tooLong = String(repeating: "x", count: 65)
-        for (position, id) in ["my knob", "a/b", "", tooLong, "é", "a:b"].enumerated() {
+        for (position, id) in ["my knob", "a/b", "", tooLong, "é", "a:b", ".", ".."].enumerated() {
             var controls = (0..<position).map { ControlDefinition(id: "c\($0)", type: "slider", min: 0, max: 1) }
             controls.append(ControlDefinition(id: id, type: "slider", min: 0, max: 1))
             let problem = refusal(of: RoomDefinition(id: "r", controls: controls), control: "#\(position + 1)", field: "id")
@@ -333,12 +333,18 @@ struct SchemaValidationTests {
 
     // MARK: the room
 
+    @Test("dots are fine inside an id, but . and .. alone (URL dot segments) are not")
+    func dotIDs() {
+        #expect(RoomSchema.isValidID("v1.2") && RoomSchema.isValidID("...") && RoomSchema.isValidID(".hidden"))
+        #expect(!RoomSchema.isValidID(".") && !RoomSchema.isValidID(".."))
+    }
+
     @Test("a room without an id or with a bad one is refused")
     func badRoomID() {
         let control = ControlDefinition(id: "g", type: "slider", min: 0, max: 1)
         let missing = refusal(of: RoomDefinition(controls: [control]), control: nil, field: "id")
         #expect(missing == .missing)
-        for id in ["my room", "a/b", "", String(repeating: "r", count: 65)] {
+        for id in ["my room", "a/b", "", String(repeating: "r", count: 65), ".", ".."] {
             let problem = refusal(of: RoomDefinition(id: id, controls: [control]), control: nil, field: "id")
             #expect(problem == .badID, "'\(id)'")
         }

@@ -5,8 +5,8 @@
 // which field a refusal belongs next to. Tested under Node.
 
 /** Room and control ids, as the server takes them. */
-export const ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
-export const ID_RULE = "1 to 64 of the characters A-Z a-z 0-9 _ . -";
+export const ID_PATTERN = /^(?!\.\.?$)[A-Za-z0-9_.-]{1,64}$/;
+export const ID_RULE = "1 to 64 of the characters A-Z a-z 0-9 _ . -, not . or ..";
 
 /** The controls a new room starts with in the form. */
 export const STARTER_CONTROLS = [

@@ -22,6 +22,9 @@ test("bad JSON or no id is the form's own error, next to its field", () => {
   assert.equal(roomFromForm("x", "", "{\"a\":1}").field, "controls");
   assert.equal(roomFromForm("", "", "[]").field, "id");
   assert.equal(roomFromForm("no spaces", "", "[]").field, "id");
+  assert.equal(roomFromForm(".", "", "[]").field, "id");
+  assert.equal(roomFromForm("..", "", "[]").field, "id");
+  assert.equal(roomFromForm("v1.2", "", "[]").room.id, "v1.2");
   assert.equal(roomFromForm("a", "", "[]", "compact").room.layout, "compact");
 });
 

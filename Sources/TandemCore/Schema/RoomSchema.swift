@@ -55,10 +55,12 @@ public struct RoomSchema: Sendable, Hashable {
         controls.firstIndex { $0.id == id }
     }
 
-    /// Whether `id` is usable as a room or control id: 1–64 of `A-Z a-z 0-9 _ . -`.
+    /// Whether `id` is usable as a room or control id: 1–64 of `A-Z a-z 0-9 _ . -`,
+    /// but not `.` or `..`: a URL's dot segments, which clients and proxies
+    /// normalise away, so such a room could never be reached by its URL.
     public static func isValidID(_ id: String) -> Bool {
         let bytes = id.utf8
-        guard (1...64).contains(bytes.count) else { return false }
+        guard (1...64).contains(bytes.count), id != ".", id != ".." else { return false }
         return bytes.allSatisfy { b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
                 || b == UInt8(ascii: "_") || b == UInt8(ascii: ".") || b == UInt8(ascii: "-")

@@ -81,7 +81,7 @@ public struct SchemaError: Error, Sendable, Hashable, CustomStringConvertible {
             case .notPositive: "must be positive"
             case let .stepDoesNotDivide(steps): "must divide the span into whole steps (it makes \(steps))"
             case .duplicateID: "is used by another control"
-            case .badID: "must be 1 to 64 of the characters A-Z a-z 0-9 _ . -"
+            case .badID: "must be 1 to 64 of the characters A-Z a-z 0-9 _ . -, and not . or .."
             case let .unknownType(type): "'\(type)' is not a control type (slider, snap, range, color, gauge, toggle, xy, button)"
             case let .unknownOption(value, allowed): "'\(value)' is not one of \(allowed.joined(separator: ", "))"
             case let .notAllowed(type): "does not belong to a \(type) control"
