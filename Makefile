@@ -31,6 +31,8 @@ CLUSTER_PKGS := redis-server haproxy
 TEST_PKGS += faketime redis-sentinel
 # The operations kit (deploy/): promtool checks the alert and recording rules and the live /metrics.
 TEST_PKGS += prometheus
+# systemd-analyze and libseccomp: the systemd unit's checks (pytests/integration/test_deploy.py).
+TEST_PKGS += systemd libseccomp2
 # The OSC bridge (--osc-send, --osc-listen): liblo to build; its oscsend/oscdump to try it (docs/osc.md).
 RUN_PKGS  += liblo-dev
 TEST_PKGS += liblo-tools

@@ -37,6 +37,14 @@ final class Metrics {
     var transport = TransportMetrics()
     /// Timeline reads and the log rows they took (Metrics+Timeline.swift).
     var timeline = TimelineMetrics()
+    /// Descriptors, memory, CPU time and the start time (Metrics+Process.swift).
+    let process = ProcessMetrics()
+
+    /// Close codes whose series exist from the start, so that a rate over them
+    /// is 0 rather than absent (deploy/prometheus/tandem.rules.yml): normal,
+    /// going away, vanished, policy (a flood past the rate limit), overloaded
+    /// (the connection limit), slow consumer.
+    static let usualCloseCodes = [1000, 1001, 1006, 1008, 1013, 4008]
 
     /// The Prometheus text exposition of every metric, plus the gauges passed in.
     func exposition(rooms: Int, members: Int) -> String {
@@ -50,7 +58,7 @@ final class Metrics {
         out.metric("tandem_rejects_total", "counter", "Messages rejected, by code.",
                    RejectCode.allCases.map { ("{code=\"\($0.rawValue)\"}", rejects[$0, default: 0]) })
         out.metric("tandem_closes_total", "counter", "WebSocket closes, by close code.",
-                   closes.keys.sorted().map { ("{code=\"\($0)\"}", closes[$0]!) })
+                   Set(closes.keys).union(Self.usualCloseCodes).sorted().map { ("{code=\"\($0)\"}", closes[$0, default: 0]) })
         out.metric("tandem_auth_failures_total", "counter", "Requests and connections refused for their token, by reason.",
                    (TokenFailure.labels + ["room", "role", "refresh"]).map { ("{reason=\"\($0)\"}", authFailures[$0, default: 0]) })
         out.metric("tandem_frames_out_total", "counter", "WebSocket frames written.", [("", framesOut)])
@@ -90,6 +98,7 @@ final class Metrics {
                                   help: "How late the 250 ms housekeeping timer fired.")
         out.text += transport.exposition()
         out.text += timeline.exposition()
+        out.text += process.exposition()
         return out.text
     }
 }
@@ -100,6 +109,12 @@ struct PrometheusText {
 
     /// One metric: its HELP and TYPE lines, then a sample per label set (`""`: none).
     mutating func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Int)]) {
+        text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+        for (labels, value) in samples { text += "\(name)\(labels) \(value)\n" }
+    }
+
+    /// The same with values that are not whole (seconds, Unix times).
+    mutating func metric(_ name: String, _ type: String, _ help: String, values samples: [(String, Double)]) {
         text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
         for (labels, value) in samples { text += "\(name)\(labels) \(value)\n" }
     }
