@@ -92,9 +92,13 @@ enum HTTPAnswer {
     }
 
     /// 405 for an API path that takes only `allowed` (e.g. "GET, POST"), named in `Allow`.
+    /// 405 naming the methods of the path; `HEAD` is added to `Allow` wherever
+    /// `GET` is, since every `GET` is also answered as a `HEAD`.
     static func methodNotAllowed(_ allowed: String) -> HTTPAnswer {
-        .body(status: 405, contentType: "application/json", bytes: problemBody("method_not_allowed", "use \(allowed)"),
-              headers: [("Allow", allowed)])
+        let methods = allowed.split(separator: ",").map { String($0).trimmingSpaces() }
+        let header = methods.contains("GET") && !methods.contains("HEAD") ? allowed + ", HEAD" : allowed
+        return .body(status: 405, contentType: "application/json", bytes: problemBody("method_not_allowed", "use \(allowed)"),
+                     headers: [("Allow", header)])
     }
 
     /// A room's reject to a write over HTTP: `{"code", "message"[, "holder"]}`
