@@ -25,30 +25,12 @@ import { keepFocusClear } from "./keepclear.js";
 import { renderStatus } from "./status.js";
 import { createTimeline } from "./timeline.js";
 import { Toasts } from "./toasts.js";
-import { createColor } from "./controls/color.js";
 import { abortDrags, refreshDrags } from "./controls/drag.js";
-import { createGauge } from "./controls/gauge.js";
-import { createRange } from "./controls/range.js";
-import { createSlider } from "./controls/slider.js";
-import { createSnap } from "./controls/snap.js";
-import { createButton } from "./controls/button.js";
 import { loadLastChanges, renderChanged, tickChanged } from "./controls/changed.js";
 import { attachClaim } from "./controls/claim.js";
 import { groupCards } from "./controls/groups.js";
 import { attachTools } from "./controls/tools.js";
-import { createToggle } from "./controls/toggle.js";
-import { createXY } from "./controls/xy.js";
-
-const VIEWS = {
-  slider: createSlider,
-  snap: createSnap,
-  range: createRange,
-  color: createColor,
-  gauge: createGauge,
-  toggle: createToggle,
-  xy: createXY,
-  button: createButton,
-};
+import { VIEWS } from "./controls/views.js";
 
 const params = new URLSearchParams(location.search);
 const room = params.get("room") || "demo";

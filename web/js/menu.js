@@ -80,10 +80,11 @@ export function makeMenu({ label, content, className = "", panelClass = "", onOp
   return menu;
 }
 
-// A press anywhere outside the open menu closes it.
+// A press anywhere outside the open menu closes it (the composed path: a menu in a shadow root, web/embed.js,
+// sees presses inside it retargeted to its host).
 if (typeof document !== "undefined") {
   document.addEventListener("pointerdown", (event) => {
-    if (openMenu && !openMenu.root.contains(event.target)) openMenu.close(false);
+    if (openMenu && !event.composedPath().includes(openMenu.root)) openMenu.close(false);
   }, true);
 }
 

@@ -35,7 +35,8 @@ export function makeCard(control, ...valueParts) {
   // Who claims the control: "Ann has this" (the compact layout shows the lock and "Ann").
   const claim = h("span", { class: "badge badge-claim", id: `claim-${control.id}`, hidden: true },
     lockIcon(), h("span", { class: "claim-text" }, h("span", { class: "claim-who" }), h("span", { class: "claim-rest" })));
-  const head = h("header", { class: "control-head" },
+  // A div, not a <header>: outside a <main> (a card in an embedding page's shadow root, web/embed.js) a header is a banner landmark.
+  const head = h("div", { class: "control-head" },
     h("div", { class: "control-title" },
       title,
       h("span", { class: "badge badge-stale", title: "Reconnecting: this value may be out of date" }, "stale"),

@@ -33,10 +33,14 @@ export function refreshDrags() {
   for (const s of sessions) s.preview();
 }
 
-/** Stops drags locally without sending anything (their gesture is gone: busy reject, new welcome). */
-export function abortDrags(controlId = null, thumb = null) {
+/**
+ * Stops drags locally without sending anything (their gesture is gone: busy reject, new welcome).
+ * `model`: only the drags of that room (a page with embedded elements of several rooms, web/embed.js).
+ */
+export function abortDrags(controlId = null, thumb = null, model = null) {
   for (const s of [...sessions]) {
-    if ((controlId == null || s.controlId === controlId) && (thumb == null || s.thumb === thumb)) s.abort();
+    if ((controlId == null || s.controlId === controlId) && (thumb == null || s.thumb === thumb)
+      && (model == null || s.model === model)) s.abort();
   }
 }
 

@@ -77,7 +77,8 @@ export function editableField(input, note, commit, { thumb = null, keys = null, 
     else input.removeAttribute("aria-invalid");
     reasonFor = null;
   };
-  const focused = () => input.ownerDocument?.activeElement === input;
+  // Inside a shadow root (web/embed.js) the document's activeElement is the host: ask the field's own root.
+  const focused = () => (input.getRootNode?.() ?? input.ownerDocument)?.activeElement === input;
   const restore = () => {
     dirty = false;
     say(null);
