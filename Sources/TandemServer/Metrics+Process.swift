@@ -1,3 +1,4 @@
+import TandemCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,10 +11,21 @@ import Glibc
 /// Read from /proc and getrlimit(2) at each scrape. Linux 6.2 and later give
 /// the count of open descriptors as the size of /proc/self/fd, at no cost;
 /// older kernels take a read of that directory, about 2 µs a descriptor on the
-/// event loop (40 ms at 19,000).
+/// event loop (40 ms at 19,000), so there the count is read at most once per
+/// `directoryCountAge` seconds and reused between.
 struct ProcessMetrics {
     /// When the server started (its `Metrics` were made), as Unix time in seconds.
     let startTime: Double
+    /// The last count read from the directory, and when (old kernels only).
+    private let cache = DescriptorCount()
+
+    /// Seconds a count read from the directory is reused.
+    static let directoryCountAge: Double = 10
+
+    private final class DescriptorCount {
+        var value: Int?
+        var at = MonotonicClock.now()
+    }
 
     init() {
         var now = timespec()
@@ -23,7 +35,7 @@ struct ProcessMetrics {
 
     func exposition() -> String {
         var out = PrometheusText()
-        if let open = Self.openDescriptors() {
+        if let open = openDescriptors() {
             out.metric("process_open_fds", "gauge", "File descriptors open (sockets, the SQLite file, the event loop's).", [("", open)])
         }
         var limit = rlimit()
@@ -47,11 +59,26 @@ struct ProcessMetrics {
         return out.text
     }
 
-    /// The descriptors open: the size of /proc/self/fd (Linux 6.2+), else its
-    /// entries less the one reading them holds; nil without /proc.
-    static func openDescriptors() -> Int? {
+    /// The descriptors open: the size of /proc/self/fd (Linux 6.2+), else a
+    /// count of its entries no older than `directoryCountAge`; nil without /proc.
+    func openDescriptors() -> Int? {
+        if let size = Self.directorySize() { return size }
+        let now = MonotonicClock.now()
+        if let value = cache.value, now.seconds(since: cache.at) < Self.directoryCountAge { return value }
+        cache.value = Self.countDirectory()
+        cache.at = now
+        return cache.value
+    }
+
+    /// The size of /proc/self/fd, which Linux 6.2 and later make the count of open descriptors; nil before.
+    static func directorySize() -> Int? {
         var info = stat()
-        if stat("/proc/self/fd", &info) == 0, info.st_size > 0 { return Int(info.st_size) }
+        guard stat("/proc/self/fd", &info) == 0, info.st_size > 0 else { return nil }
+        return Int(info.st_size)
+    }
+
+    /// The entries of /proc/self/fd less the one reading them holds; nil without /proc.
+    static func countDirectory() -> Int? {
         guard let dir = opendir("/proc/self/fd") else { return nil }
         defer { closedir(dir) }
         var count = 0
