@@ -164,6 +164,5 @@ def test_a_burst_of_more_than_600_messages_gets_rate_limited(server, connect):
     assert find_change(ann.expect(has_change("gain")), "gain")["state"] == {"value": 0.9}
 
 
-@pytest.mark.skip(reason="forbidden needs auth (a viewer token), which the server does not implement yet")
-def test_a_viewer_writing_is_rejected_as_forbidden():
-    pass
+# `forbidden` (a viewer's write) needs a server with auth: test_auth.py,
+# test_a_viewers_every_write_kind_is_forbidden_and_changes_nothing.
