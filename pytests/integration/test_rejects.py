@@ -3,8 +3,6 @@
 import json
 import time
 
-import pytest
-
 from helpers import find_change, has_change
 
 
