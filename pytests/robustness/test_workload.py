@@ -304,11 +304,14 @@ def state_of(grids: dict[str, room_files.Grid], control: str, wire: Any) -> dict
 
 class ScriptedServer:
     """A stand-in for a node: welcomes, then per message: seq % 7 == 0 is
-    refused `busy`, seq % 11 == 0 refused `unknown`, any other set, step or
-    drag end commits (a new revision); every third message an update acks the
-    last one, with the latest own change of each control committed since the
-    previous update (conflated, as the server does); after 40 messages the
-    connection is dropped with whatever came since the last ack unanswered."""
+    refused `busy`; seq % 11 == 0 is answered `unknown` and commits all the
+    same (as a message relayed once a partition heals does, after its
+    `unknown`); seq % 5 == 0 is acked but changes nothing (a step past a
+    limit); any other set, step or drag end commits (a new revision); every
+    third message an update acks the last one, with the latest own change of
+    each control committed since the previous update (conflated, as the
+    server does); after 40 messages the connection is dropped with whatever
+    came since the last ack unanswered."""
 
     def __init__(self):
         self.fates: dict[tuple[str, int], str] = {}  # (client, seq) -> busy, unknown, acked, unanswered
@@ -332,11 +335,15 @@ class ScriptedServer:
             self.messages[key] = message
             since_update.append(seq)
             count += 1
+            commits = message["type"] in ("set", "step") or message.get("phase") == "end"
             if seq % 7 == 0 or seq % 11 == 0:
                 code = "busy" if seq % 7 == 0 else "unknown"
                 self.fates[key] = code
                 await ws.send(json.dumps({"type": "reject", "seq": seq, "code": code, "message": "scripted"}))
-            elif message["type"] in ("set", "step") or message.get("phase") == "end":
+                commits = commits and code == "unknown"
+            elif seq % 5 == 0:
+                commits = False
+            if commits:
                 self.rev += 1
                 self.revs[key] = self.rev
                 control = message["control"]
@@ -411,12 +418,15 @@ def test_outcomes_against_a_scripted_server():
         assert (op["type"], op.get("code")) == expected, (op, fates)
         seen[expected] += 1
         if "rev" in op:
-            # A revision the workload attributes to an op is the one the server gave that op.
+            # A revision the workload attributes to an op is the one the server gave that op:
+            # never one to an op that committed nothing, nor an `unknown` one's that committed.
             assert fake.revs.get((client, seqs[-1])) == op["rev"], (op, fake.revs.get((client, seqs[-1])))
             seen["rev"] += 1
+        elif op["type"] == "ok" and (client, seqs[-1]) not in fake.revs:
+            seen["acked, changed nothing"] += 1
     for outcome in [("ok", None), ("fail", "busy"), ("info", "unknown"), ("info", "closed")]:
         assert seen[outcome] > 0, seen
-    assert seen["rev"] > 0, seen
+    assert seen["rev"] > 0 and seen["acked, changed nothing"] > 0, seen
 
 
 def test_http_outcomes_against_a_scripted_server():

@@ -315,6 +315,11 @@ class _Conn:
         self.prev_ack = 0
         self.by_seq: dict[int, Op] = {}
         self.answers: list[tuple[int, Op]] = []  # (answer seq, op), ascending
+        # Controls with an op of this connection that ended `info`: it may
+        # still commit (an `unknown` message relayed after a partition heals
+        # commits later), so a change of this client on them can no longer be
+        # told from a later op's, and no later op is given its revision.
+        self.unsettled: set[str] = set()
 
 
 class _Socket:
@@ -496,7 +501,9 @@ class _Writer(_Socket):
       update carrying its ack. `rev` and `state` when that frame shows this
       connection's own change of the control and it can only be this op's
       (a `set`: the newest own op on the control in the frame's ack window,
-      with the state sent; a step or drag: the only own op on the control in it).
+      with the state sent; a step or drag: the only own op on the control in
+      it), and no earlier op of the connection on the control ended `info`:
+      that one may commit late, and its change would pass for this op's.
     - `fail`: a reject (its `code`); a drag whose `begin` was refused, or
       whose `end` was never sent (its connection closed first: the gesture is
       cancelled, a release-mode drag committed nothing): `closed_before_end`.
@@ -680,7 +687,7 @@ class _Writer(_Socket):
             fields: dict[str, Any] = {}
             change = mine.get(op.control)
             group = applied[op.control]
-            if change is not None and group and group[-1] is op:
+            if change is not None and group and group[-1] is op and op.control not in conn.unsettled:
                 if (op.f == "set" and states_equal(change.get("state"), op.value)) or (op.f != "set" and len(group) == 1):
                     fields = {"rev": change.get("rev"), "state": change.get("state")}
             self._finish(op, "ok", **fields)
@@ -719,6 +726,8 @@ class _Writer(_Socket):
             return
         op.done = outcome
         self.pending.discard(op)
+        if outcome == "info" and op.conn is not None:
+            op.conn.unsettled.add(op.control)
         record = op.base()
         record.update(type=outcome, t=self.wl.rec.clock(), **fields)
         if op.f == "drag":
