@@ -20,10 +20,7 @@ extension RequestPolicy {
     /// no origin, the server's own, or one not allowed.
     func sharedOrigin(_ origin: String?, host: String?) -> String? {
         guard let origin, let parsed = WebOrigin(parsing: origin) else { return nil }
-        if let named = host.flatMap(HostHeader.init(parsing:)),
-           parsed == WebOrigin(scheme: scheme, host: named.name, port: named.port ?? WebOrigin.defaultPort(scheme)) {
-            return nil
-        }
+        if let named = host.flatMap(HostHeader.init(parsing:)), isOwn(parsed, host: named) { return nil }
         if anyOrigin { return "*" }
         return allowedOrigins.contains(parsed) ? origin : nil
     }
@@ -32,9 +29,8 @@ extension RequestPolicy {
 extension Server {
     /// The CORS headers of `exchange`'s answer (see above).
     func crossOriginHeaders(_ exchange: HTTPExchange) -> [(String, String)] {
-        let policy = requestPolicy
-        guard policy.allowsOtherOrigins else { return [] }
-        guard let allowed = policy.sharedOrigin(exchange.origin, host: exchange.host) else { return [("Vary", "Origin")] }
+        guard requestPolicy.allowsOtherOrigins else { return [] }
+        guard let allowed = requestPolicy.sharedOrigin(exchange.origin, host: exchange.host) else { return [("Vary", "Origin")] }
         return [("Access-Control-Allow-Origin", allowed), ("Vary", "Origin")]
     }
 }

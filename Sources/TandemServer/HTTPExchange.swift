@@ -91,9 +91,9 @@ enum HTTPAnswer {
         .body(status: status, contentType: "application/json", bytes: bytes)
     }
 
-    /// 405 for an API path that takes only `allowed` (e.g. "GET, POST"), named in `Allow`.
-    /// 405 naming the methods of the path; `HEAD` is added to `Allow` wherever
-    /// `GET` is, since every `GET` is also answered as a `HEAD`.
+    /// 405 for an API path that takes only `allowed` (e.g. "GET, POST"), named
+    /// in `Allow`, with `HEAD` added wherever `GET` is: every `GET` is also
+    /// answered as a `HEAD`.
     static func methodNotAllowed(_ allowed: String) -> HTTPAnswer {
         let methods = allowed.split(separator: ",").map { String($0).trimmingSpaces() }
         let header = methods.contains("GET") && !methods.contains("HEAD") ? allowed + ", HEAD" : allowed

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import TandemStorage
 
 /// One line per event on standard error: `LEVEL message`, or a JSON object
 /// with `--log-format json` (LogFormat.swift). Lines are written whole with
@@ -31,7 +32,7 @@ public struct Log: Sendable {
 
     private func write(_ at: LogLevel, _ message: () -> String, label: String? = nil) {
         guard at <= level else { return }
-        var line = format.line(label: label ?? at.name, message: Self.escaped(message()), unixMillis: LogFormat.nowMillis())
+        var line = format.line(label: label ?? at.name, message: Self.escaped(message()), unixMillis: WallClock.milliseconds())
         line.withUTF8 { bytes in
             _ = Glibc.write(2, bytes.baseAddress, bytes.count)
         }

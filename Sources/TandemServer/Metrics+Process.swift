@@ -1,4 +1,5 @@
 import TandemCore
+import TandemStorage
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,9 +29,7 @@ struct ProcessMetrics {
     }
 
     init() {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        startTime = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+        startTime = Double(WallClock.milliseconds()) / 1000
     }
 
     func exposition() -> String {
@@ -53,9 +52,9 @@ struct ProcessMetrics {
         if getrusage(RUSAGE_SELF.rawValue, &usage) == 0 {
             let seconds = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
                 + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-            out.metric("process_cpu_seconds_total", "counter", "User and system CPU time spent.", values: [("", seconds)])
+            out.metric("process_cpu_seconds_total", "counter", "User and system CPU time spent.", [("", seconds)])
         }
-        out.metric("process_start_time_seconds", "gauge", "When the server started, as Unix time.", values: [("", startTime)])
+        out.metric("process_start_time_seconds", "gauge", "When the server started, as Unix time.", [("", startTime)])
         return out.text
     }
 

@@ -107,14 +107,9 @@ final class Metrics {
 struct PrometheusText {
     var text = ""
 
-    /// One metric: its HELP and TYPE lines, then a sample per label set (`""`: none).
-    mutating func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, Int)]) {
-        text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
-        for (labels, value) in samples { text += "\(name)\(labels) \(value)\n" }
-    }
-
-    /// The same with values that are not whole (seconds, Unix times).
-    mutating func metric(_ name: String, _ type: String, _ help: String, values samples: [(String, Double)]) {
+    /// One metric: its HELP and TYPE lines, then a sample per label set (`""`:
+    /// none); counts are whole, seconds and Unix times need not be.
+    mutating func metric<Value: Numeric>(_ name: String, _ type: String, _ help: String, _ samples: [(String, Value)]) {
         text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
         for (labels, value) in samples { text += "\(name)\(labels) \(value)\n" }
     }

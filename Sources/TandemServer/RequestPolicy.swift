@@ -93,13 +93,18 @@ struct RequestPolicy: Sendable {
         guard checksOrigin, let origin else { return .pass }
         if anyOrigin { return .pass }
         if let parsed = WebOrigin(parsing: origin) {
-            if let named, parsed == WebOrigin(scheme: scheme, host: named.name, port: named.port ?? WebOrigin.defaultPort(scheme)) {
-                return .pass
-            }
+            if let named, isOwn(parsed, host: named) { return .pass }
             if allowedOrigins.contains(parsed) { return .pass }
         }
         return .forbidden("the origin '\(Self.printable(origin))' may not use this server"
             + " (the operator can allow it with --allow-origin ORIGIN)")
+    }
+
+    /// Whether `origin` is the server's own for a request whose `Host` was
+    /// `host`: this server's scheme, and the host's name and port (the
+    /// scheme's default port when it names none).
+    func isOwn(_ origin: WebOrigin, host: HostHeader) -> Bool {
+        origin == WebOrigin(scheme: scheme, host: host.name, port: host.port ?? WebOrigin.defaultPort(scheme))
     }
 
     /// Whether `host` names this server (see the type's comment).

@@ -6,11 +6,6 @@ import TandemWire
 /// rule, hooked into the request paths with one line each: `httpRequest`,
 /// `upgradeRefusal` and `api` (docs/security.md, "Origins and hosts").
 extension Server {
-    /// The policy of this configuration.
-    var requestPolicy: RequestPolicy {
-        RequestPolicy(access: config.access, bindAddress: config.host, tls: config.tls != nil)
-    }
-
     /// The refusal of an HTTP request with a header name that is not a token
     /// (400, and the connection closes: its framing cannot be trusted), or
     /// whose `Host` or `Origin` fails the policy; or `nil`.

@@ -22,6 +22,8 @@ public struct ServerError: Error, CustomStringConvertible {
 /// `lws_cancel_service`.
 public final class Server {
     let config: ServerConfig
+    /// The `Host` and `Origin` rules of `config`, parsed once (RequestPolicy.swift, Server+Origins.swift).
+    let requestPolicy: RequestPolicy
     let log: Log
     let metrics = Metrics()
     /// Tokens and roles, when a secret is configured (Server+Auth.swift); `nil`: auth is off.
@@ -92,6 +94,7 @@ public final class Server {
     /// built-in room's id replacing it in place.
     public init(config: ServerConfig, rooms schemas: [RoomSchema]) throws(ServerError) {
         self.config = config
+        requestPolicy = RequestPolicy(access: config.access, bindAddress: config.host, tls: config.tls != nil)
         sends = SendPath(tls: config.tls != nil, sends: config.sends)
         log = Log(level: config.logLevel, format: config.logFormat)
         lines = LogLines(log: log, metrics: metrics)

@@ -3,13 +3,14 @@ import Glibc
 #endif
 import TandemCore
 import TandemServer
+import TandemStorage
 
 /// `tandem`: flags → config → server. Exits 0 after a clean shutdown, 1 when it
 /// cannot start, 2 on a bad flag. `tandem token …` mints a token instead (TokenCommand.swift).
 /// Once the flags are read, in the format they ask for (`--log-format`).
 func fail(_ message: String, code: Int32, format: LogFormat = .text) -> Never {
     var line = format == .text ? "tandem: \(message)\n"
-        : format.line(label: "error", message: Log.escaped("tandem: \(message)"), unixMillis: LogFormat.nowMillis())
+        : format.line(label: "error", message: Log.escaped("tandem: \(message)"), unixMillis: WallClock.milliseconds())
     line.withUTF8 { _ = write(2, $0.baseAddress, $0.count) }
     exit(code)
 }
